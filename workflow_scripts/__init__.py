@@ -1,0 +1,1 @@
+"""llm-dilemmas: game rules, prompts, cached LLM queries and game-theory analyses."""
