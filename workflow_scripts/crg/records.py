@@ -1,0 +1,202 @@
+"""Tables of collective-risk games: decisions, games (one row per seat) and value questions (ours).
+
+Schemas are fixed here (pyarrow), so empty tables and merged tables always have the same
+columns, and a game replayed from the cache writes byte-identical files. Units are game units;
+seats and rounds are 1-based; ``p`` is the risk.
+
+- ``decisions``: one row per seat per round played, including the unapplied round that stopped
+  an incomplete game (``applied`` false). ``contribution`` is null when no valid answer came;
+  ``settled_before`` says the outcome was already settled before the round (a contribution
+  made then is *after settlement*); earlier unreadable answers are kept in ``earlier_answers``.
+- ``games``: one row per seat per game; game-level columns repeat on the six rows of a game
+  (so means over rows weight every game equally). Result columns are null for incomplete
+  games (``complete`` false, ``incomplete_reason`` set).
+- ``questions``: one row per value question asked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from workflow_scripts.crg.designs import DESIGNS
+from workflow_scripts.crg.runner import GameRecord, RoundPlay
+from workflow_scripts.crg.seats import VALID, Attempt
+
+KEY = [
+    ("game_id", pa.string()), ("design", pa.string()), ("design_number", pa.int8()),
+    ("lineup", pa.string()), ("condition", pa.string()), ("p", pa.float64()),
+    ("focal_seats", pa.int8()), ("game", pa.int32()),
+]
+SEAT = [("seat", pa.int8()), ("player", pa.string()), ("seat_kind", pa.string())]
+ANSWER = [
+    ("status", pa.string()), ("method", pa.string()), ("raw_answer", pa.string()),
+    ("finish_reason", pa.string()), ("cache_key", pa.string()), ("attempts", pa.int16()),
+    ("earlier_answers", pa.list_(pa.string())), ("earlier_statuses", pa.list_(pa.string())),
+]
+DECISIONS = pa.schema(
+    KEY + [("round", pa.int8())] + SEAT + [("prompt_key", pa.string())] + ANSWER + [
+        ("contribution", pa.int8()), ("pool_before", pa.int16()), ("remaining_before", pa.int16()),
+        ("settled_before", pa.bool_()), ("applied", pa.bool_()),
+    ]
+)
+GAMES = pa.schema(
+    KEY + [
+        ("game_seed", pa.int64()), ("seat_seed", pa.int64()), ("catastrophe_draw", pa.float64()),
+        ("prompt_key", pa.string()),
+    ] + SEAT + [
+        ("complete", pa.bool_()), ("incomplete_reason", pa.string()), ("rounds_played", pa.int8()),
+        ("pool", pa.int16()), ("target_reached", pa.bool_()), ("settlement_round", pa.int8()),
+        ("catastrophe", pa.bool_()), ("total", pa.int16()), ("before_settlement", pa.int16()),
+        ("after_settlement", pa.int16()), ("expected_payoff", pa.float64()), ("realised_payoff", pa.int16()),
+        ("invalid_answers", pa.int16()),
+    ]
+)
+QUESTIONS = pa.schema(
+    KEY + [("round", pa.int8())] + SEAT + [("prompt_key", pa.string())] + [
+        ("question", pa.string()), ("options", pa.list_(pa.string())), ("correct_answer", pa.string()),
+        ("answer", pa.string()), ("correct", pa.bool_()),
+    ] + ANSWER
+)
+SCHEMAS = {"decisions": DECISIONS, "games": GAMES, "questions": QUESTIONS}
+SORT = [("design_number", "ascending"), ("lineup", "ascending"), ("condition", "ascending"),
+        ("p", "ascending"), ("focal_seats", "ascending"), ("game", "ascending")]
+SORT_BY = {
+    "decisions": SORT + [("round", "ascending"), ("seat", "ascending")],
+    "games": SORT + [("seat", "ascending")],
+    "questions": SORT + [("round", "ascending"), ("seat", "ascending"), ("question", "ascending")],
+}
+
+
+def key_fields(record: GameRecord) -> dict:
+    """Columns that identify the game (see :data:`KEY`)."""
+    cell = record.cell
+    return {
+        "game_id": cell.game_id(record.game), "design": cell.design, "design_number": DESIGNS[cell.design],
+        "lineup": cell.lineup, "condition": cell.condition, "p": cell.p, "focal_seats": cell.focal,
+        "game": record.game,
+    }
+
+
+def seat_fields(record: GameRecord, seat: int) -> dict:
+    """Columns naming a seat (1-based) and who plays it."""
+    player = record.table.seats[seat]
+    return {"seat": seat + 1, "player": player.player, "seat_kind": player.kind}
+
+
+def answer_fields(attempts: Sequence[Attempt]) -> dict:
+    """Columns of the last attempt, plus the earlier ones kept verbatim (nulls if no attempt)."""
+    if not attempts:
+        return {"status": VALID, "method": "scripted", "raw_answer": None, "finish_reason": None,
+                "cache_key": None, "attempts": 0, "earlier_answers": [], "earlier_statuses": []}
+    last = attempts[-1]
+    return {
+        "status": last.status, "method": last.method, "raw_answer": last.raw,
+        "finish_reason": last.finish_reason, "cache_key": last.cache_key, "attempts": len(attempts),
+        "earlier_answers": [a.raw for a in attempts[:-1]], "earlier_statuses": [a.status for a in attempts[:-1]],
+    }
+
+
+def decision_rows(record: GameRecord) -> list[dict]:
+    """Rows of the ``decisions`` table for one game."""
+    rows = []
+    for index, play in enumerate(record.rounds):
+        applied = index < len(record.final.rounds)
+        for seat, decision in enumerate(play.decisions):
+            rows.append({
+                **key_fields(record), "round": play.before.next_round, **seat_fields(record, seat),
+                "prompt_key": record.template if decision.attempts else None,
+                **answer_fields(decision.attempts), "contribution": decision.contribution,
+                "pool_before": play.before.pool, "remaining_before": play.before.remaining(seat),
+                "settled_before": play.before.settled(), "applied": applied,
+            })
+    return rows
+
+
+def _invalid_answers(rounds: Iterable[RoundPlay], seat: int) -> int:
+    return sum(a.status != VALID for play in rounds for a in play.decisions[seat].attempts)
+
+
+def game_rows(record: GameRecord) -> list[dict]:
+    """Rows of the ``games`` table for one game (one per seat)."""
+    game = {
+        **key_fields(record), "game_seed": record.game_seed, "seat_seed": record.table.seat_seed,
+        "catastrophe_draw": record.draw, "prompt_key": record.template,
+        "complete": record.outcome is not None, "incomplete_reason": record.incomplete_reason,
+        "rounds_played": len(record.final.rounds), "pool": record.final.pool,
+    }
+    rows = []
+    for seat in range(len(record.table.seats)):
+        result = _result_fields(record, seat)
+        rows.append({**game, **seat_fields(record, seat), **result,
+                     "invalid_answers": _invalid_answers(record.rounds, seat)})
+    return rows
+
+
+def _result_fields(record: GameRecord, seat: int) -> dict:
+    out = record.outcome
+    if out is None:
+        return dict.fromkeys(
+            ("target_reached", "settlement_round", "catastrophe", "total", "before_settlement",
+             "after_settlement", "expected_payoff", "realised_payoff")
+        )
+    mine = out.seats[seat]
+    return {
+        "target_reached": out.target_reached, "settlement_round": out.settlement_round,
+        "catastrophe": out.catastrophe, "total": mine.total, "before_settlement": mine.before_settlement,
+        "after_settlement": mine.after_settlement, "expected_payoff": mine.expected_payoff,
+        "realised_payoff": mine.realised_payoff,
+    }
+
+
+def question_rows(record: GameRecord) -> list[dict]:
+    """Rows of the ``questions`` table for one game."""
+    rows = []
+    for play in record.rounds:
+        for seat, answer in play.questions:
+            rows.append({
+                **key_fields(record), "round": play.before.next_round, **seat_fields(record, seat),
+                "prompt_key": record.template, "question": answer.question, "options": list(answer.options),
+                "correct_answer": answer.correct, "answer": answer.answer,
+                "correct": None if answer.answer is None else answer.answer == answer.correct,
+                **answer_fields(answer.attempts),
+            })
+    return rows
+
+
+ROWS = {"decisions": decision_rows, "games": game_rows, "questions": question_rows}
+
+
+def tables(records: Sequence[GameRecord]) -> dict[str, pa.Table]:
+    """The three tables of a list of games, sorted (see :data:`SORT_BY`)."""
+    out = {}
+    for kind, rows_of in ROWS.items():
+        rows = [row for record in records for row in rows_of(record)]
+        out[kind] = pa.Table.from_pylist(rows, schema=SCHEMAS[kind]).sort_by(SORT_BY[kind])
+    return out
+
+
+def write_table(table: pa.Table, path: str | Path) -> None:
+    """Write one table as parquet (deterministic bytes for equal tables)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, str(path))
+
+
+def merge(kind: str, paths: Sequence[str | Path]) -> pa.Table:
+    """Concatenate per-job tables of one kind, checked against the schema, sorted.
+
+    Raises:
+        ValueError: if a file's columns differ from the schema of ``kind``.
+    """
+    schema = SCHEMAS[kind]
+    parts = []
+    for path in paths:
+        table = pq.read_table(str(path))
+        if not table.schema.equals(schema):
+            raise ValueError(f"{path}: columns differ from the {kind} schema; rerun the job that wrote it")
+        parts.append(table)
+    merged = pa.concat_tables(parts) if parts else schema.empty_table()
+    return merged.sort_by(SORT_BY[kind])
