@@ -24,19 +24,30 @@ import hashlib
 import itertools
 import re
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Mapping, Sequence
 
 from workflow_scripts.crg.engine import SEED_000_RULES
-from workflow_scripts.crg.prompts import REASK_TEMPLATE, number
+from workflow_scripts.crg.prompts import REASK_TEMPLATE, load_templates, number
 from workflow_scripts.crg.questions import value_question
 from workflow_scripts.crg.scripted import scripted_rule
 from workflow_scripts.models import ConfigError
 
 DESIGNS = {"selfplay": 1, "controls": 2, "scripted": 3, "mixed": 4}
 PAIR_SEPARATOR = "+"
-OUTPUT_KINDS = ("decisions", "games", "questions")
+OUTPUTS = {
+    "decisions": "decisions.parquet", "games": "games.parquet",
+    "questions": "questions.parquet", "stats": "stats.json",
+}
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
-DEFAULTS = {"seed": 0, "games_per_cell": 10, "max_reasks": 2, "question_rounds": [1, 10], "system_prompt": None}
+DEFAULTS = {
+    "template_dir": "config/prompts/crg",
+    "seed": 0,
+    "games_per_cell": 10,
+    "max_reasks": 2,
+    "question_rounds": [1, 10],
+    "system_prompt": None,
+}
 
 
 @dataclass(frozen=True)
@@ -45,7 +56,7 @@ class Condition:
 
     Attributes:
         name: condition name (config key), e.g. ``base``, ``neutral_goal``.
-        template: prompt template name (file ``<templates_dir>/<template>.txt``).
+        template: prompt template name (file ``<template_dir>/<template>.txt``).
         p: risk levels, each in [0, 1].
         games: games per cell.
         questions: value-question ids asked at ``question_rounds`` (empty: none).
@@ -145,8 +156,8 @@ class Job:
         return [self.models[0]] * n
 
     def output(self, kind: str) -> str:
-        """Path of one of the job's tables (``decisions``, ``games``, ``questions``)."""
-        return f"results/crg/{self.design}/{self.lineup}/{self.condition.name}/{kind}.parquet"
+        """Path of one of the job's outputs (a key of :data:`OUTPUTS`)."""
+        return f"results/crg/{self.design}/{self.lineup}/{self.condition.name}/{OUTPUTS[kind]}"
 
     def template_names(self) -> list[str]:
         """Templates the job renders: its condition's, ``reask`` and its questions'."""
@@ -210,6 +221,29 @@ def plan_jobs(config: Mapping, models: Sequence[str]) -> list[Job]:
             for lineup in lineups:
                 jobs.append(_job(design, lineup, condition, settings))
     return jobs
+
+
+def planned_jobs(config: Mapping, models: Sequence[str], only_conditions: Sequence[str] = ()) -> list[Job]:
+    """:func:`plan_jobs`, empty without a ``crg`` section, restricted to ``only_conditions`` if given."""
+    if "crg" not in config:
+        return []
+    jobs = plan_jobs(config, models)
+    return [j for j in jobs if not only_conditions or j.condition.name in only_conditions]
+
+
+def job_templates(job: Job, config: Mapping, basedir: str | Path = ".") -> dict[str, str]:
+    """Texts of the templates ``job`` renders, read from ``crg.template_dir``.
+
+    Args:
+        basedir: folder a relative ``template_dir`` is resolved against (the workflow's).
+
+    Raises:
+        ValueError: naming a missing template file.
+    """
+    directory = Path(crg_settings(config)["template_dir"])
+    if not directory.is_absolute():
+        directory = Path(basedir) / directory
+    return load_templates(directory, job.template_names())
 
 
 def find_job(config: Mapping, models: Sequence[str], design: str, lineup: str, condition: str) -> Job:

@@ -108,7 +108,7 @@ def load_templates(directory: str | Path, names: Sequence[str]) -> dict[str, str
     """Read ``<directory>/<name>.txt`` for each name.
 
     Raises:
-        ValueError: naming the missing file and the config field ``crg.templates_dir``.
+        ValueError: naming the missing file and the config field ``crg.template_dir``.
     """
     texts = {}
     for name in names:
@@ -116,7 +116,7 @@ def load_templates(directory: str | Path, names: Sequence[str]) -> dict[str, str
         if not path.is_file():
             raise ValueError(
                 f"prompt template {name!r} not found at {path}; add the file or fix the template "
-                f"name in the crg config (templates live in crg.templates_dir)"
+                f"name in the crg config (templates live in crg.template_dir)"
             )
         texts[name] = path.read_text(encoding="utf-8")
     return texts

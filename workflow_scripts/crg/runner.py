@@ -12,7 +12,9 @@ is ever filled in for it.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
+import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -24,6 +26,7 @@ from workflow_scripts.crg.scripted import ScriptedSeat
 from workflow_scripts.crg.seats import Decision, QuestionAnswer, Seat, SeatView
 
 SCRIPTED_PREFIX = "scripted:"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -153,5 +156,9 @@ async def play_job(job: Job, clients: Mapping[str, AskClient], prompter: Prompte
     """Every cell of a job, one cell after another; records in cell then game order."""
     records: list[GameRecord] = []
     for cell in job.cells:
-        records.extend(await play_cell(job, cell, clients, prompter))
+        started = time.perf_counter()
+        games = await play_cell(job, cell, clients, prompter)
+        records.extend(games)
+        complete = sum(g.outcome is not None for g in games)
+        log.info("%s: %d games (%d complete) in %.1f s", cell.id, len(games), complete, time.perf_counter() - started)
     return records

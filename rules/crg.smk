@@ -1,0 +1,58 @@
+# Collective-risk dilemma (seed 000): one play job per lineup x design x condition, then a merge.
+# Lineup: a model name, or "a+b" for the two models of a mixed table (design 4).
+# Needs from rules/common.smk: config (validated), SELECTED_MODELS, ONLY_CONDITIONS, PARTIAL_RUN,
+# is_embedded(model).
+from workflow_scripts.crg.designs import find_job, job_templates, plan_jobs, planned_jobs  # noqa: E402
+
+CRG_JOBS = planned_jobs(config, SELECTED_MODELS, ONLY_CONDITIONS)
+CRG_TABLES = ["decisions", "games", "questions"]
+
+
+rule crg_play:
+    output:
+        decisions="results/crg/{design}/{lineup}/{condition}/decisions.parquet",
+        games="results/crg/{design}/{lineup}/{condition}/games.parquet",
+        questions="results/crg/{design}/{lineup}/{condition}/questions.parquet",
+        stats="results/crg/{design}/{lineup}/{condition}/stats.json",
+    log:
+        "logs/crg/{design}/{lineup}/{condition}.log",
+    wildcard_constraints:
+        design="selfplay|controls|scripted|mixed",
+        lineup="[^/]+",
+    params:
+        job=lambda w: find_job(config, SELECTED_MODELS, w.design, w.lineup, w.condition).to_params(),
+        templates=lambda w: job_templates(
+            find_job(config, SELECTED_MODELS, w.design, w.lineup, w.condition), config, workflow.basedir
+        ),
+    resources:
+        embedded_llm=lambda w: max(is_embedded(m) for m in w.lineup.split("+")),
+    conda:
+        "../envs/query.yaml"
+    script:
+        "../workflow_scripts/scripts/crg_play.py"
+
+
+rule crg_merge:
+    input:
+        decisions=[job.output("decisions") for job in CRG_JOBS],
+        games=[job.output("games") for job in CRG_JOBS],
+        questions=[job.output("questions") for job in CRG_JOBS],
+        stats=[job.output("stats") for job in CRG_JOBS],
+    output:
+        decisions="results/crg/decisions.parquet",
+        games="results/crg/games.parquet",
+        questions="results/crg/questions.parquet",
+        stats="results/crg/query_stats.csv",
+    log:
+        "logs/crg/merge.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/crg_merge.py"
+
+
+rule crg_all:
+    input:
+        [job.output(kind) for job in CRG_JOBS for kind in CRG_TABLES]
+        if PARTIAL_RUN
+        else rules.crg_merge.output,
