@@ -1,0 +1,21 @@
+# llm-dilemmas: LLMs in social dilemmas, measured and analysed with (evolutionary) game theory.
+# Run: snakemake --cores 8            (profiles/default is loaded automatically)
+# Partial: snakemake --cores 8 --config only_models=gemma3-270m only_conditions=none
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/ipd_query.smk"
+include: "rules/ipd_estimates.smk"
+include: "rules/ipd_report.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

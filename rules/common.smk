@@ -1,0 +1,85 @@
+# Config validation, pre-flight checks and the design-grid functions used by every rule file.
+import re
+import sys
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without `pip install -e .`
+
+from workflow_scripts.config_check import explain_validation_error, selection  # noqa: E402
+from workflow_scripts.ipd.conditions import check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
+from workflow_scripts.models import ConfigError  # noqa: E402
+from workflow_scripts.session import preflight  # noqa: E402
+
+try:
+    validate(config, "../config/schema/config.schema.yaml")
+except WorkflowError as error:
+    raise WorkflowError(explain_validation_error(error)) from None
+
+# Template folders are part of the workflow: relative paths are read from the workflow directory.
+config["ipd"]["template_dir"] = str(Path(workflow.basedir) / config["ipd"]["template_dir"])
+
+try:
+    SELECTED_MODELS, ONLY_CONDITIONS = selection(config)
+    IPD_EXPERIMENTS = enabled_experiments(config["ipd"])
+    IPD_CONDITIONS = {e: experiment_conditions(config["ipd"], e) for e in IPD_EXPERIMENTS}
+    check_framing_groups(config["ipd"])
+except ConfigError as error:
+    raise WorkflowError(f"config error: {error}") from None
+
+_problems = preflight(config, SELECTED_MODELS)
+if _problems:
+    raise WorkflowError("config error (nothing was run):\n  - " + "\n  - ".join(_problems))
+
+PARTIAL_RUN = bool(config.get("only_models")) or bool(ONLY_CONDITIONS)
+
+
+wildcard_constraints:
+    model="|".join(map(re.escape, config["models"])) if config["models"] else "NONE",
+    experiment="[a-z0-9_]+",
+    condition="[A-Za-z0-9_.=-]+",
+
+
+def ipd_condition_ids(experiment):
+    """Condition ids of an experiment, restricted by only_conditions."""
+    ids = [c.id for c in IPD_CONDITIONS[experiment]]
+    return [c for c in ids if not ONLY_CONDITIONS or c in ONLY_CONDITIONS]
+
+
+def ipd_condition(experiment, condition):
+    """The condition as a plain dict (Snakemake params)."""
+    for candidate in IPD_CONDITIONS[experiment]:
+        if candidate.id == condition:
+            return candidate.as_dict()
+    raise WorkflowError(f"unknown condition {condition!r} of experiment {experiment!r}")
+
+
+def ipd_answer_files(experiment, suffix="parquet", models=None):
+    """Per model x condition answer files of one experiment."""
+    return [
+        f"results/ipd/{experiment}/answers/{model}/{condition}.{suffix}"
+        for model in (models or SELECTED_MODELS)
+        for condition in ipd_condition_ids(experiment)
+    ]
+
+
+def is_embedded(model):
+    return int(bool(config["models"][model].get("embedded")))
+
+
+def all_targets():
+    """Everything `rule all` builds: answers only on partial runs, tables and figures otherwise."""
+    targets = []
+    for experiment in IPD_EXPERIMENTS:
+        if PARTIAL_RUN:
+            targets += ipd_answer_files(experiment)
+            continue
+        targets += expand(
+            "results/ipd/{experiment}/{name}",
+            experiment=experiment,
+            name=["strategies.csv", "invalid_rates.csv", "tables/counts.md", "tables/strategies.md",
+                  "figures/cooperation.png", "figures/cooperation.pdf"],
+        )
+    return targets

@@ -1,0 +1,32 @@
+# Stage 1 of the prisoner's-dilemma study: query jobs (one per model x experiment x condition).
+
+
+rule ipd_elicit:
+    output:
+        answers="results/ipd/{experiment}/answers/{model}/{condition}.parquet",
+        stats="results/ipd/{experiment}/answers/{model}/{condition}.stats.json",
+    log:
+        "logs/ipd/{experiment}/{model}/{condition}.log",
+    params:
+        condition=lambda w: ipd_condition(w.experiment, w.condition),
+    resources:
+        embedded_llm=lambda w: is_embedded(w.model),
+    conda:
+        "../envs/query.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_elicit.py"
+
+
+rule ipd_merge:
+    input:
+        answers=lambda w: ipd_answer_files(w.experiment),
+        stats=lambda w: ipd_answer_files(w.experiment, "stats.json"),
+    output:
+        answers="results/ipd/{experiment}/answers.parquet",
+        stats="results/ipd/{experiment}/query_stats.csv",
+    log:
+        "logs/ipd/{experiment}/merge.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_merge.py"

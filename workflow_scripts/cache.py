@@ -1,0 +1,127 @@
+"""On-disk response cache: one JSON file per answered request, written atomically.
+
+The key is the SHA-256 of a canonical JSON document holding the cache-format version,
+everything that shapes the answer (provider model id, identity of what serves it, every
+decoding and provider-specific parameter, the full messages, the response format) and the
+replicate index. Entries live at ``<root>/<key[:2]>/<key>.json``; they are written to a
+temporary file in the same directory, flushed, fsynced and renamed into place, so parallel
+jobs, killed jobs and shared filesystems never see half an entry under the final name.
+
+A file that does not parse, lacks a field, or whose checksum or key does not match is not
+trusted: it is moved aside (``*.corrupt-<unix time>``, never deleted) and the request is
+asked again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+CACHE_FORMAT_VERSION = 1
+REQUIRED_FIELDS = ("key", "request", "replicate", "response", "checksum")
+log = logging.getLogger(__name__)
+
+
+def canonical_json(obj: Any) -> str:
+    """Serialise ``obj`` deterministically (sorted keys, no whitespace, UTF-8 kept).
+
+    Raises:
+        TypeError: if ``obj`` holds something JSON cannot represent.
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def request_key(request: dict, replicate: int | str) -> str:
+    """Cache key (64 hex chars) of one request identity and its replicate index.
+
+    Args:
+        request: everything that shapes the answer (see module docstring); must be JSON-able
+            and must never contain credentials.
+        replicate: the replicate index (int for elicitation, a structured string for games).
+    """
+    document = {"cache_format": CACHE_FORMAT_VERSION, "request": request, "replicate": replicate}
+    return hashlib.sha256(canonical_json(document).encode()).hexdigest()
+
+
+def _checksum(entry: dict) -> str:
+    body = {k: v for k, v in entry.items() if k != "checksum"}
+    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+
+
+class ResponseCache:
+    """Directory of cached responses (see module docstring).
+
+    Args:
+        root: cache directory; created on first write.
+    """
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+
+    def path(self, key: str) -> Path:
+        """File that holds (or will hold) the entry of ``key``."""
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        """Return the stored entry of ``key``, or None if absent or untrustworthy."""
+        path = self.path(key)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        entry = self._verified(text, key)
+        if entry is None:
+            self._quarantine(path)
+        return entry
+
+    def put(self, key: str, entry: dict) -> dict:
+        """Store ``entry`` (without ``key``/``checksum``; they are added) atomically.
+
+        Returns:
+            The stored entry, with ``key`` and ``checksum``.
+
+        Raises:
+            OSError: if the cache directory cannot be written.
+        """
+        stored = {**entry, "key": key}
+        stored["checksum"] = _checksum(stored)
+        path = self.path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(canonical_json(stored))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return stored
+
+    @staticmethod
+    def _verified(text: str, key: str) -> dict | None:
+        try:
+            entry = json.loads(text)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(entry, dict) or any(f not in entry for f in REQUIRED_FIELDS):
+            return None
+        if entry["key"] != key or entry["checksum"] != _checksum(entry):
+            return None
+        return entry
+
+    @staticmethod
+    def _quarantine(path: Path) -> None:
+        target = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+        log.warning("cache entry %s is damaged; moved to %s and asking again", path, target.name)
+        try:
+            os.replace(path, target)
+        except FileNotFoundError:
+            pass

