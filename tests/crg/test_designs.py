@@ -1,0 +1,150 @@
+"""Config grids to jobs and cells (seed 000, Table 2), and the config errors they raise."""
+
+import copy
+import json
+
+import pytest
+import yaml
+
+from tests.crg.conftest import REPO
+from workflow_scripts.crg.designs import Job, find_job, job_templates, plan_jobs, planned_jobs, with_decoding
+from workflow_scripts.models import ConfigError
+
+FRAGMENT = yaml.safe_load((REPO / "config" / "crg_fragment.yaml").read_text())
+MODELS = ["m1", "m2", "m3", "m4", "m5"]
+
+
+def config(crg=None, models=MODELS):
+    return {"crg": copy.deepcopy(crg or FRAGMENT["crg"]), "models": {m: {"decoding": {"temperature": 1.0}} for m in models}}
+
+
+SEED_SCALE = {
+    "seed": 1,
+    "games_per_cell": 10,
+    "designs": {
+        "selfplay": {"conditions": {"base": {"p": [round(0.1 * i, 1) for i in range(11)]}}},
+        "controls": {"conditions": {
+            "questions": {"p": [0.1, 0.5, 0.9], "questions": ["higher_payoff", "target"]},
+            "no_hint": {"template": "no_hint", "p": [0.1, 0.5, 0.9]},
+            "neutral": {"template": "neutral", "p": [0.0, 0.1, 0.9]},
+            "neutral_goal": {"template": "neutral_goal", "p": [0.0, 0.1, 0.9]},
+            "reword_1": {"template": "reword_1", "p": [0.1, 0.9]},
+            "reword_2": {"template": "reword_2", "p": [0.1, 0.9]},
+        }},
+        "scripted": {"conditions": {
+            "always_0": {"p": [0.1, 0.3, 0.5, 0.7, 0.9], "partner": "always_0"},
+            "always_4": {"p": [0.1, 0.3, 0.5, 0.7, 0.9], "partner": "always_4"},
+        }},
+        "mixed": {"pairs": "auto", "conditions": {"base": {"p": [0.1, 0.5, 0.9], "focal_seats": [1, 2, 3, 4, 5]}}},
+    },
+}
+
+
+def games(jobs, design, condition=None):
+    return sum(c.games for j in jobs if j.design == design and condition in (None, j.condition.name) for c in j.cells)
+
+
+def test_seed_scale_grid_reproduces_table_2_game_counts():
+    """Five models, 10 games per cell (seed 000 Table 2, Fig. 2-3, Table 5):
+
+    self-play 5 x 11 risks x 10 = 550; with questions and no hint 5 x 3 x 10 = 150 each; neutral
+    and neutral + goal 150 each; two rewordings 5 x 2 x 2 x 10 = 200; beside each scripted
+    partner 5 risks x 10 = 50 games per model; each of the 10 pairs 5 splits x 3 risks x 10 = 150.
+    """
+    jobs = plan_jobs(config(SEED_SCALE), MODELS)
+    assert games(jobs, "selfplay") == 550
+    assert games(jobs, "controls", "questions") == games(jobs, "controls", "no_hint") == 150
+    assert games(jobs, "controls", "neutral") == games(jobs, "controls", "neutral_goal") == 150
+    assert games(jobs, "controls", "reword_1") + games(jobs, "controls", "reword_2") == 200
+    assert {sum(c.games for c in j.cells) for j in jobs if j.design == "scripted"} == {50}
+    mixed = [j for j in jobs if j.design == "mixed"]
+    assert len(mixed) == 10 and {sum(c.games for c in j.cells) for j in mixed} == {150}
+
+
+def test_default_fragment_jobs_for_two_models():
+    """Per model: 1 self-play, 7 control, 2 scripted jobs; one pair m1+m2 with 2 splits at p = 0.5."""
+    jobs = plan_jobs(config(), ["m1", "m2"])
+    assert [j.design for j in jobs].count("selfplay") == 2
+    assert [j.design for j in jobs].count("controls") == 14
+    assert [j.design for j in jobs].count("scripted") == 4
+    (mixed,) = [j for j in jobs if j.design == "mixed"]
+    assert mixed.lineup == "m1+m2" and [c.id for c in mixed.cells] == [
+        "mixed/m1+m2/base/p=0.5/focal=1", "mixed/m1+m2/base/p=0.5/focal=5"]
+    assert mixed.players(mixed.cells[0]) == ["m1"] + ["m2"] * 5
+    assert mixed.output("games") == "results/crg/mixed/m1+m2/base/games.parquet"
+
+
+def test_scripted_lineup_and_condition_filter():
+    jobs = planned_jobs(config(), ["m1"], only_conditions=["always_4"])
+    assert [(j.design, j.lineup, j.condition.name) for j in jobs] == [("scripted", "m1", "always_4")]
+    assert jobs[0].players(jobs[0].cells[0]) == ["m1"] + ["scripted:always_4"] * 5
+    assert planned_jobs({"models": {}}, ["m1"]) == []
+
+
+def test_job_params_round_trip_through_json():
+    """Snakemake params hold the job as JSON; reading them back gives the same job."""
+    for job in plan_jobs(config(), ["m1", "m2"]):
+        assert Job.from_params(json.loads(json.dumps(job.to_params()))) == job
+
+
+def test_find_job_and_templates():
+    job = find_job(config(), ["m1"], "controls", "m1", "questions")
+    texts = job_templates(job, config(), REPO)
+    assert sorted(texts) == ["base", "question_payoff", "question_target", "reask"]
+    with pytest.raises(ConfigError, match="no CRG job controls/m9/questions"):
+        find_job(config(), ["m1"], "controls", "m9", "questions")
+
+
+def test_game_seeds_are_deterministic_and_distinct():
+    cells = plan_jobs(config(SEED_SCALE), ["m1"])[0].cells
+    seeds = {c.game_seed(1, g) for c in cells for g in range(10)}
+    assert len(seeds) == 110
+    assert cells[0].game_seed(1, 0) == plan_jobs(config(SEED_SCALE), ["m1"])[0].cells[0].game_seed(1, 0)
+    assert cells[0].game_seed(1, 0) != cells[0].game_seed(2, 0) != cells[0].seat_seed(1, 0)
+
+
+def test_decoding_override_leaves_the_config_alone():
+    base = config()
+    derived = with_decoding(base, "m1", {"temperature": 0.0})
+    assert derived["models"]["m1"]["decoding"] == {"temperature": 0.0}
+    assert base["models"]["m1"]["decoding"] == {"temperature": 1.0}
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda c: c["designs"]["selfplay"]["conditions"]["base"].update(p=[0.5, 1.5]),
+         r"crg.designs.selfplay.conditions.base.p: 1.5 is not a probability"),
+        (lambda c: c["designs"]["selfplay"]["conditions"]["base"].update(partner="always_0"),
+         r"crg.designs.selfplay.conditions.base.partner: set 'partner'"),
+        (lambda c: c["designs"]["scripted"]["conditions"]["always_0"].update(partner="always_5"),
+         r"crg.designs.scripted.conditions.always_0.partner: unknown scripted rule"),
+        (lambda c: c["designs"]["mixed"]["conditions"]["base"].update(focal_seats=[6]),
+         r"crg.designs.mixed.conditions.base.focal_seats: use seat counts between 1 and 5"),
+        (lambda c: c["designs"]["mixed"]["conditions"]["base"].pop("focal_seats"),
+         r"crg.designs.mixed.conditions.base.focal_seats: set 'focal_seats'"),
+        (lambda c: c["designs"]["mixed"].update(pairs=[["m1", "nobody"]]),
+         r"crg.designs.mixed.pairs: 'nobody' is not a model"),
+        (lambda c: c["designs"]["controls"]["conditions"]["questions"].update(questions=["pivot"]),
+         r"crg.designs.controls.conditions.questions.questions: unknown value question"),
+        (lambda c: c["designs"].update(design5={"conditions": {}}), r"crg.designs.design5: use one of"),
+        (lambda c: c.update(games_per_cell=0), r"crg.games_per_cell: use 1 or more"),
+    ],
+)
+def test_bad_values_name_the_field_and_the_fix(edit, message):
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    edit(crg)
+    with pytest.raises(ConfigError, match=message):
+        plan_jobs(config(crg), ["m1", "m2"])
+
+
+def test_fragment_matches_its_schema():
+    """config/crg_fragment.yaml validates against config/schema/crg.schema.yaml; a bad p does not."""
+    import jsonschema
+
+    schema = yaml.safe_load((REPO / "config" / "schema" / "crg.schema.yaml").read_text())
+    jsonschema.Draft202012Validator(schema).validate(FRAGMENT["crg"])
+    bad = copy.deepcopy(FRAGMENT["crg"])
+    bad["designs"]["selfplay"]["conditions"]["base"]["p"] = [2]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(schema).validate(bad)
