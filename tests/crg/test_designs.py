@@ -6,7 +6,7 @@ import json
 import pytest
 import yaml
 
-from tests.crg.conftest import REPO
+from .helpers import REPO
 from workflow_scripts.crg.designs import Job, find_job, job_templates, plan_jobs, planned_jobs, with_decoding
 from workflow_scripts.models import ConfigError
 
@@ -148,3 +148,16 @@ def test_fragment_matches_its_schema():
     bad["designs"]["selfplay"]["conditions"]["base"]["p"] = [2]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema).validate(bad)
+
+
+def test_a_design_can_be_limited_to_some_models():
+    """controls.models: [m2] keeps the 7 control jobs of m2 only; a pair needs both models."""
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    crg["designs"]["controls"]["models"] = ["m2"]
+    crg["designs"]["mixed"]["models"] = ["m2", "m3"]
+    jobs = plan_jobs(config(crg), ["m1", "m2", "m3"])
+    assert {j.lineup for j in jobs if j.design == "controls"} == {"m2"}
+    assert [j.lineup for j in jobs if j.design == "mixed"] == ["m2+m3"]
+    crg["designs"]["controls"]["models"] = ["m9"]
+    with pytest.raises(ConfigError, match=r"crg.designs.controls.models: 'm9' is not a model"):
+        plan_jobs(config(crg), ["m1"])

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.crg.conftest import prompter_for
+from .helpers import prompter_for
 from workflow_scripts.crg.engine import SEED_000_RULES as RULES
 from workflow_scripts.crg.engine import GameState
 from workflow_scripts.crg.prompts import Prompter, percent
@@ -128,7 +128,7 @@ def test_decision_prompt_snapshot(template):
 
 def test_every_condition_template_has_a_snapshot():
     """A new condition template must get a snapshot here (question and re-ask templates aside)."""
-    from tests.crg.conftest import TEMPLATE_DIR
+    from .helpers import TEMPLATE_DIR
 
     conditions = {p.stem for p in TEMPLATE_DIR.glob("*.txt")} - {"reask", "question_payoff", "question_target"}
     assert conditions == set(CONDITION_TEMPLATES)

@@ -1,4 +1,4 @@
-"""Games with model seats answered through an in-memory client (FakeClient, see conftest).
+"""Games with model seats answered through an in-memory client (FakeClient, see helpers).
 
 The fake model reads each rendered prompt with the scripted provider's parser and answers by
 a named rule, so these tests also check that prompts carry the state a player needs.
@@ -10,7 +10,7 @@ import io
 import pyarrow.parquet as pq
 import pytest
 
-from tests.crg.conftest import FakeClient, prompter_for
+from .helpers import FakeClient, prompter_for
 from workflow_scripts.crg.designs import Condition, Job
 from workflow_scripts.crg.records import tables
 from workflow_scripts.crg.runner import play_job, seat_order

@@ -5,7 +5,7 @@ import asyncio
 import litellm
 import pytest
 
-from tests.crg.conftest import prompter_for
+from .helpers import prompter_for
 from workflow_scripts.crg.engine import SEED_000_RULES as RULES
 from workflow_scripts.crg.engine import GameState
 from workflow_scripts.crg.scripted_provider import CALL_LOG_ENV, CRGScriptedPlayer, answer, read_prompt

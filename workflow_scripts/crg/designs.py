@@ -10,6 +10,8 @@ Four designs, each a key of ``crg.designs`` holding named conditions:
 4. ``mixed``: two models at one table, the first in ``focal_seats`` (1..5) seats and the second
    in the rest, for every pair in ``pairs`` (``auto``: every pair of enabled models).
 
+Each design runs every enabled model (or pair), or only those in its optional ``models`` list.
+
 A *job* is one lineup (a model, or a pair ``a+b``) x design x condition: one Snakemake job and
 one output folder ``results/crg/<design>/<lineup>/<condition>/``. A *cell* is one condition at
 one risk p (and, in design 4, one seat split); it holds ``games`` games. Seeds of each game
@@ -316,7 +318,19 @@ def _probabilities(values, where: str) -> list[float]:
     return [float(v) for v in values]
 
 
+def _design_models(design: str, spec: Mapping, config: Mapping, models: Sequence[str]) -> list[str]:
+    """The enabled models a design runs: all, or those of its optional ``models`` list."""
+    wanted = spec.get("models")
+    if wanted is None:
+        return list(models)
+    known = config.get("models") or {}
+    for model in wanted:
+        _require(model in known, f"crg.designs.{design}.models", f"{model!r} is not a model in 'models'")
+    return [m for m in models if m in wanted]
+
+
 def _lineups(design: str, spec: Mapping, config: Mapping, models: Sequence[str]) -> list[tuple[str, ...]]:
+    models = _design_models(design, spec, config, models)
     if design != "mixed":
         return [(m,) for m in models]
     pairs = spec.get("pairs", "auto")

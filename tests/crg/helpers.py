@@ -1,4 +1,4 @@
-"""Shared fixtures of the CRG tests: an in-memory query client that answers like a scripted model."""
+"""Helpers of the CRG tests: an in-memory query client that answers like a scripted model."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 from workflow_scripts.crg.prompts import Prompter, load_templates
 from workflow_scripts.crg.scripted_provider import answer
@@ -54,8 +52,3 @@ def prompter_for(template: str = "base", system: str | None = None) -> Prompter:
     """A Prompter over the repository's templates."""
     names = [p.stem for p in TEMPLATE_DIR.glob("*.txt")]
     return Prompter(template, load_templates(TEMPLATE_DIR, names), system)
-
-
-@pytest.fixture
-def prompter() -> Prompter:
-    return prompter_for("base")
