@@ -27,8 +27,8 @@ import numpy as np
 
 from . import memory as mem
 from .chains import ergodic_projector_svd
-from .payoffs import STANDARD_PAYOFFS, co_player_payoffs, expected_payoff, stage_game
-from .payoffs import stopping_probability
+from .payoffs import STANDARD_PAYOFFS, co_player_payoffs, discounted_system, expected_payoff
+from .payoffs import stage_game, stopping_probability
 
 TAIL_CHUNK = 4096
 """Tail chains solved per vectorised batch (memory-2: 4096 x 16 x 16 floats = 8 MB)."""
@@ -185,4 +185,4 @@ def _tail_values(
     )
     if w == 0:
         return ergodic_projector_svd(matrix) @ step_rewards
-    return w * np.linalg.solve(np.eye(size) - (1 - w) * matrix, step_rewards)
+    return w * np.linalg.solve(discounted_system(matrix, w), step_rewards)

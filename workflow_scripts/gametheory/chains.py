@@ -11,12 +11,14 @@ these limits for w = 0.
 Two independent constructions are provided:
 
 * :func:`cesaro_limit` (used by the payoffs and the MDP): from the graph of the
-  chain. The closed communicating classes are found from the zero pattern of M
-  (an entry is an edge iff it is > 0; no tolerance), each gets its stationary
-  distribution, and transient states are split among the classes by their
-  absorption probabilities. Exact up to the rounding of the small linear solves;
-  the error grows with their condition number, i.e. when positive transition
-  probabilities approach 0 (entries of 1e-12 give errors of order 1e-4).
+  chain. The closed communicating classes are found from the zero pattern of M,
+  each gets its stationary distribution, and transient states are split among
+  the classes by their absorption probabilities. Exact up to the rounding of the
+  small linear solves. Tolerance: transition probabilities at or below
+  ``STRUCTURAL_ZERO`` (1e-12) count as 0 (rows renormalised). The w = 0 limit is
+  discontinuous in such probabilities (a class that leaks at rate 1e-13 is, in
+  exact arithmetic, not closed), and double precision cannot resolve leaks that
+  small: 1 - 1e-17 == 1.
 * :func:`ergodic_projector_svd` (used only by the brute-force reference): the
   projector onto null(I - M) along range(I - M), from a singular value
   decomposition with a stated rank tolerance.
@@ -26,8 +28,27 @@ from __future__ import annotations
 
 import numpy as np
 
+STRUCTURAL_ZERO = 1e-12
+"""Transition probabilities <= this are treated as 0 by cesaro_limit."""
+
 SVD_RANK_TOLERANCE = 1e-10
 """Singular values of I - M at or below this count as zero in ergodic_projector_svd."""
+
+
+def generator(matrix: np.ndarray) -> np.ndarray:
+    """I - M for stochastic M, with the diagonal 1 - M_ii computed as sum_{j != i} M_ij.
+
+    The row sums avoid the cancellation of 1 - M_ii when M_ii is close to 1 (a
+    strategy that leaves a state with probability 1e-9), keeping absorption
+    probabilities and stationary distributions accurate to rounding (the idea of
+    Grassmann, Taksar & Heyman 1985, Oper. Res. 33:1107). Shape (..., S, S).
+    """
+    size = matrix.shape[-1]
+    off_diagonal = matrix * (1.0 - np.eye(size))
+    result = -off_diagonal
+    index = np.arange(size)
+    result[..., index, index] = off_diagonal.sum(axis=-1)
+    return result
 
 
 def reachability(pattern: np.ndarray) -> np.ndarray:
@@ -81,8 +102,7 @@ def stationary_distribution(matrix: np.ndarray) -> np.ndarray:
         shape (..., c), rows summing to 1, solving pi M = pi (unique for an
         irreducible chain, also when it is periodic).
     """
-    size = matrix.shape[-1]
-    system = np.swapaxes(np.eye(size) - matrix, -1, -2).copy()
+    system = np.swapaxes(generator(matrix), -1, -2).copy()
     system[..., -1, :] = 1.0
     rhs = np.zeros(matrix.shape[:-1])
     rhs[..., -1] = 1.0
@@ -102,10 +122,10 @@ def cesaro_limit(matrix: np.ndarray) -> np.ndarray:
         for a transient i, the mix of the classes' stationary distributions
         weighted by the probabilities of absorption into them.
 
-    Method and tolerance: see the module docstring (graph-exact structure, no
-    tolerance; floating-point rounding of the linear solves only).
+    Method and tolerance: see the module docstring (entries <= STRUCTURAL_ZERO
+    count as 0; otherwise floating-point rounding of the linear solves only).
     """
-    matrix = np.asarray(matrix, dtype=float)
+    matrix = _without_structural_zeros(np.asarray(matrix, dtype=float))
     if matrix.ndim == 2:
         return _limit_for_pattern(matrix[None], matrix > 0)[0]
     batch_shape, size = matrix.shape[:-2], matrix.shape[-1]
@@ -119,6 +139,15 @@ def cesaro_limit(matrix: np.ndarray) -> np.ndarray:
     return result.reshape(*batch_shape, size, size)
 
 
+def _without_structural_zeros(matrix: np.ndarray) -> np.ndarray:
+    """Set entries <= STRUCTURAL_ZERO to 0 and renormalise the rows (copy if changed)."""
+    tiny = matrix <= STRUCTURAL_ZERO
+    if not np.any(tiny & (matrix != 0)):
+        return matrix
+    cleaned = np.where(tiny, 0.0, matrix)
+    return cleaned / cleaned.sum(axis=-1, keepdims=True)
+
+
 def _limit_for_pattern(batch: np.ndarray, pattern: np.ndarray) -> np.ndarray:
     """Cesaro limits of a batch (b, S, S) of chains sharing one zero pattern."""
     classes, transient = closed_classes(pattern)
@@ -130,12 +159,12 @@ def _limit_for_pattern(batch: np.ndarray, pattern: np.ndarray) -> np.ndarray:
         result[:, members[:, None], members[None, :]] = distribution[:, None, :]
         stationary.append(distribution)
     if transient.size:
-        inner = batch[:, transient[:, None], transient[None, :]]
+        leaving = generator(batch)[:, transient[:, None], transient[None, :]]
         into = np.stack(
             [batch[:, transient[:, None], members[None, :]].sum(axis=-1) for members in classes],
             axis=-1,
         )
-        absorption = np.linalg.solve(np.eye(transient.size) - inner, into)
+        absorption = np.linalg.solve(leaving, into)
         for index, members in enumerate(classes):
             weights = absorption[:, :, index, None] * stationary[index][:, None, :]
             result[:, transient[:, None], members[None, :]] = weights
@@ -162,7 +191,7 @@ def ergodic_projector_svd(matrix: np.ndarray, tol: float = SVD_RANK_TOLERANCE) -
     """
     matrix = np.asarray(matrix, dtype=float)
     batch_shape, size = matrix.shape[:-2], matrix.shape[-1]
-    flat = np.eye(size) - matrix.reshape(-1, size, size)
+    flat = generator(matrix.reshape(-1, size, size))
     left, singular, right_h = np.linalg.svd(flat)
     nullity = np.maximum(np.sum(singular <= tol, axis=-1), 1)  # a stochastic M has >= 1
     result = np.empty_like(flat)

@@ -31,7 +31,7 @@ import numpy as np
 
 from . import memory as mem
 from .chains import cesaro_limit
-from .payoffs import stopping_probability
+from .payoffs import discounted_system, stopping_probability
 
 IMPROVEMENT_TOLERANCE = 1e-12
 """Relative margin by which a new action must beat the current one."""
@@ -130,10 +130,9 @@ def solve_discounted(mdp: BestResponseMDP, w: float) -> tuple[float, np.ndarray]
     """
     discount = 1.0 - w
     actions = _myopic_policy(mdp)
-    identity = np.eye(mdp.n_states)
     for _ in range(MAX_ITERATIONS):
         matrix, reward = mdp.policy_chain(actions)
-        values = np.linalg.solve(identity - discount * matrix, reward)
+        values = np.linalg.solve(discounted_system(matrix, w), reward)
         q_values = mdp.reward + discount * mdp.expectation(values)
         improved = _improve(actions, q_values)
         if np.array_equal(improved, actions):

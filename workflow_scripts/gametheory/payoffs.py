@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory as mem
-from .chains import cesaro_limit
+from .chains import cesaro_limit, generator
 
 STANDARD_PAYOFFS = (3.0, 0.0, 5.0, 1.0)
 """Axelrod's payoffs (aLL, aLR, aRL, aRR) = (R, S, T, P), seed 001 SI section 4.1."""
@@ -122,6 +122,14 @@ def transition_matrix(focal: np.ndarray, co_player: np.ndarray) -> np.ndarray:
     return matrix
 
 
+def discounted_system(matrix: np.ndarray, w: float) -> np.ndarray:
+    """I - (1 - w) M written as w I + (1 - w)(I - M), with I - M from chains.generator.
+
+    Same matrix, without cancellation on the diagonal; shape (..., S, S).
+    """
+    return w * np.eye(matrix.shape[-1]) + (1.0 - w) * generator(matrix)
+
+
 def chain_value(matrix: np.ndarray, rewards: np.ndarray, w: float) -> np.ndarray:
     """Normalised value of reward streams of a chain started in state 0.
 
@@ -137,7 +145,7 @@ def chain_value(matrix: np.ndarray, rewards: np.ndarray, w: float) -> np.ndarray
     size = matrix.shape[-1]
     if w == 0.0:
         return np.einsum("...s,...sk->...k", cesaro_limit(matrix)[..., 0, :], rewards)
-    system = np.swapaxes(np.eye(size) - (1.0 - w) * matrix, -1, -2)
+    system = np.swapaxes(discounted_system(matrix, w), -1, -2)
     start = np.zeros(matrix.shape[:-1])
     start[..., 0] = 1.0
     occupancy = np.linalg.solve(system, start[..., None])[..., 0]

@@ -1,0 +1,1 @@
+"""Tests of workflow_scripts.gametheory (one file per module)."""
