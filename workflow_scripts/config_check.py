@@ -14,11 +14,11 @@ def explain_validation_error(error: Exception) -> str:
     """
     import jsonschema
 
-    causes = [a for a in getattr(error, "args", ()) if isinstance(a, jsonschema.ValidationError)]
-    cause = causes[0] if causes else error.__cause__
+    cause = error.__cause__ or error.__context__  # Snakemake raises inside `except ValidationError`
     if not isinstance(cause, jsonschema.ValidationError):
         return f"config error: {error}"
-    cause = jsonschema.exceptions.best_match([cause]) if not cause.context else cause
+    if cause.context:
+        cause = jsonschema.exceptions.best_match(cause.context)
     field = ".".join(str(p) for p in cause.absolute_path) or "(top level)"
     hint = cause.schema.get("description") if isinstance(cause.schema, dict) else None
     message = f"config error in field {field}: {cause.message}"

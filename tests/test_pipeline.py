@@ -1,0 +1,101 @@
+"""The whole DAG on scripted providers: known strategies come back exactly, reruns are free."""
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from tests.conftest import scripted_config
+
+STRATEGY = ["p0", "pLL", "pLR", "pRL", "pRR"]
+
+
+@pytest.mark.slow
+def test_scripted_strategies_are_recovered_and_a_rerun_makes_no_call(workflow):
+    """TFT (1;1,0,1,0) and GRIM (1;1,0,0,0) by their definitions (Axelrod 1984; Friedman 1971)."""
+    flow = workflow(scripted_config({"tft": "TFT", "grim": "GRIM"}, samples=4))
+    flow.run()
+    strategies = pd.read_csv(flow.root / "results/ipd/original/strategies.csv").set_index(["model", "condition"])
+    for condition in ("none", "saint"):
+        assert strategies.loc[("tft", condition), STRATEGY].tolist() == [1, 1, 0, 1, 0]
+        assert strategies.loc[("grim", condition), STRATEGY].tolist() == [1, 1, 0, 0, 0]
+        assert strategies.loc[("tft", condition), "closest"] == "TFT"
+        assert strategies.loc[("grim", condition), "closest"] == "GRIM"
+    assert flow.provider_calls() == 2 * 2 * 5 * 4  # models x framings x scenarios x samples
+    for name in ("tables/counts.md", "tables/strategies.md", "figures/cooperation.png", "figures/cooperation.pdf"):
+        assert (flow.root / "results/ipd/original" / name).stat().st_size > 0
+    before = (flow.root / "results/ipd/original/strategies.csv").read_text()
+
+    shutil.rmtree(flow.root / "results")
+    flow.run()
+    assert flow.provider_calls() == 80, "rerun after deleting results/ must make zero provider calls"
+    assert (flow.root / "results/ipd/original/strategies.csv").read_text() == before
+    stats = pd.read_csv(flow.root / "results/ipd/original/query_stats.csv")
+    assert stats["calls"].sum() == 0 and stats["cache_hits"].sum() == 80
+
+
+@pytest.mark.slow
+def test_garbage_answers_are_kept_counted_and_reasked(workflow):
+    """Every answer unparseable: 2 samples + 3 re-asks per scenario, all kept as invalid, none coerced."""
+    config = scripted_config({"junk": "text:<p>I_don", "bold": "text:**L**"}, samples=2, max_reasks=3, framings=("none",))
+    flow = workflow(config)
+    flow.run()
+    answers = pd.read_parquet(flow.root / "results/ipd/original/answers.parquet")
+    junk = answers[answers["model"] == "junk"]
+    assert len(junk) == 5 * (2 + 3) and set(junk["status"]) == {"invalid"} and junk["action"].isna().all()
+    assert set(junk["raw_text"]) == {"<p>I_don"}
+    bold = answers[answers["model"] == "bold"]
+    assert len(bold) == 5 * 2 and set(bold["parse_method"]) == {"lenient"} and set(bold["action"]) == {"L"}
+    rates = pd.read_csv(flow.root / "results/ipd/original/invalid_rates.csv").set_index("model")
+    assert rates.loc["junk", "invalid_rate"] == 1.0 and rates.loc["bold", "invalid_rate"] == 0.0
+    strategies = pd.read_csv(flow.root / "results/ipd/original/strategies.csv", keep_default_na=False).set_index("model")
+    assert strategies.loc["junk", "closest"] == "" and strategies.loc["bold", "closest"] == "ALLC"
+
+
+@pytest.mark.slow
+def test_partial_rerun_of_one_model_and_condition(workflow):
+    """--config only_models / only_conditions run just those query jobs."""
+    flow = workflow(scripted_config({"tft": "TFT", "grim": "GRIM"}, samples=1))
+    flow.run("--config", "only_models=grim", "only_conditions=saint")
+    produced = sorted(p.relative_to(flow.root / "results").as_posix() for p in (flow.root / "results").rglob("*.parquet"))
+    assert produced == ["ipd/original/answers/grim/saint.parquet"]
+    assert flow.provider_calls() == 5
+
+
+def test_replay_mode_lists_what_is_missing_and_calls_nothing(workflow):
+    """Replay with an empty cache: the job fails naming the missing requests; no provider call."""
+    config = scripted_config({"tft": "TFT"}, samples=2, framings=("none",))
+    config["cache"] = {"replay": True}
+    flow = workflow(config)
+    done = flow.run(check=False)
+    assert done.returncode != 0
+    log = (flow.root / "logs/ipd/original/tft/none.log").read_text()
+    assert "replay mode: 10 request(s) are not in the cache" in log and "tft/original/none LR replicate 1" in log
+    assert flow.provider_calls() == 0
+
+
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda c: c["models"]["tft"]["decoding"].update(temperature=5), "models.tft.decoding.temperature"),
+        (lambda c: c["models"]["tft"].update(temprature=1), "models.tft"),
+        (lambda c: c["ipd"].update(samples=0), "ipd.samples"),
+        (lambda c: c["ipd"]["experiments"]["original"].update(payoffs=[3, 0, 5]), "ipd.experiments.original.payoffs"),
+        (lambda c: c["ipd"]["experiments"]["original"]["framings"].append("nope"), "ipd.experiments.original.framings"),
+        (lambda c: c["models"]["tft"].update(api_key_env="LLM_DILEMMAS_UNSET_KEY"), "models.tft.api_key_env"),
+        (lambda c: c.update(only_models="nobody"), "only_models"),
+        (lambda c: c["models"]["tft"].update(extra={"api_key": "sk-live"}), "models.tft.extra.api_key"),
+    ],
+    ids=["temperature", "typo", "samples", "payoffs", "framing", "missing-key", "only_models", "key-in-params"],
+)
+def test_bad_config_fails_before_any_call_naming_the_field(workflow, edit, field):
+    """A bad value stops the run at start-up with the field's name; nothing is asked."""
+    config = scripted_config({"tft": "TFT"}, samples=1, framings=("none",))
+    edit(config)
+    flow = workflow(config)
+    done = flow.run("--dry-run", check=False)
+    assert done.returncode != 0
+    output = done.stdout + done.stderr
+    assert field in output, output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
+    assert flow.provider_calls() == 0 and not (flow.root / "results").exists()
