@@ -1,0 +1,69 @@
+"""Smoke runs of the real embedded model (Gemma 3 270M on llama.cpp, loopback only)."""
+
+import asyncio
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+
+from tests.conftest import REPO
+from workflow_scripts.answers import STATUSES, VALID, parse_answer
+from workflow_scripts.session import model_session
+
+pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
+pytestmark = [pytest.mark.embedded, pytest.mark.slow]
+MODEL_DIR = str(REPO / "models")  # the same GGUF file `make run` assembles; git-ignored
+
+
+def embedded_entry(answer_format="grammar"):
+    return {
+        "enabled": True, "litellm_model": "openai/gemma-3-270m-q4_k_m", "embedded": "gemma3-270m-q4-k-m",
+        "answer_format": answer_format, "decoding": {"temperature": 1.0, "max_tokens": 16, "seed": 11},
+        "max_concurrency": 1,
+    }
+
+
+def llama_servers() -> list[str]:
+    found = subprocess.run(["pgrep", "-af", "llama_cpp.server"], capture_output=True, text=True).stdout
+    return [line for line in found.splitlines() if "pgrep" not in line]
+
+
+def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
+    """Tiny config: 5 scenarios x 3 samples; then rm -rf results: zero calls and no server start."""
+    servers_before = llama_servers()
+    flow = workflow({
+        "embedded": {"model_dir": MODEL_DIR},
+        "models": {"gemma3-270m": embedded_entry()},
+        "ipd": {"samples": 3, "max_reasks": 2, "framings": {"none": ""},
+                "experiments": {"original": {"kind": "memory1", "payoffs": [3, 0, 5, 1], "framings": ["none"]}}},
+    })
+    flow.run()
+    answers = pd.read_parquet(flow.root / "results/ipd/original/answers.parquet")
+    assert len(answers) >= 15 and set(answers["status"]) <= set(STATUSES)
+    assert set(answers.loc[answers["status"] == VALID, "action"]) <= {"L", "R"}
+    assert (flow.root / "results/ipd/original/figures/cooperation.png").exists()
+    assert llama_servers() == servers_before, "the server must be stopped when the job ends"
+    server_log = flow.root / "logs/servers/gemma3-270m.log"
+    size = server_log.stat().st_size
+
+    shutil.rmtree(flow.root / "results")
+    flow.run()
+    stats = pd.read_csv(flow.root / "results/ipd/original/query_stats.csv")
+    assert stats["calls"].sum() == 0 and stats["cache_hits"].sum() == len(answers)
+    assert server_log.stat().st_size == size, "all answers cached: no server should start"
+
+
+def test_json_schema_constrained_answers_parse(tmp_path):
+    """answer_format json_schema: llama.cpp honours {"type": "json_object", "schema": enum}."""
+    config = {"cache": {"dir": str(tmp_path / "cache")}, "embedded": {"model_dir": MODEL_DIR},
+              "models": {"g": embedded_entry("json_schema")}}
+    messages = [{"role": "user", "content": "Do you choose L or R? Give only the character as output."}]
+
+    async def two_answers(client):
+        return [await client.ask(messages, r, ("L", "R")) for r in range(2)]
+
+    with model_session(config, "g", log_dir=tmp_path / "logs") as client:
+        answers = asyncio.run(two_answers(client))
+    parsed = [parse_answer(a.text, a.finish_reason, ("L", "R")) for a in answers]
+    assert all(p.status == VALID and p.method == "lenient" for p in parsed), [a.text for a in answers]
