@@ -1,0 +1,20 @@
+"""Run the benchmarks under pytest (`make bench` runs `pytest benchmarks -q`).
+
+Each test runs a benchmark script's main() with its defaults and requires exit status 0:
+for bench_memory2_nash.py that means identical Nash / rival verdicts of the MDP and of the
+brute force over all 2^21 deterministic memory-2 strategies on 27 strategies at w = 0 and
+w = 0.01, and a speed-up of at least 1000x. Use `pytest benchmarks -q -s` to see the tables.
+"""
+
+import bench_memory2_nash
+import bench_random_opponents
+
+
+def test_memory2_nash_benchmark():
+    """Verdicts agree and the MDP is >= 1000x faster than brute force (about 3 minutes)."""
+    assert bench_memory2_nash.main([]) == 0
+
+
+def test_random_opponents_benchmark():
+    """10^6 random memory-1 opponents at w = 0 and w = 0.01 complete (time and memory printed)."""
+    assert bench_random_opponents.main([]) == 0
