@@ -95,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
             difference = max(abs(best - brute[0]), abs(gap - brute[1]))
             mismatches += ours != theirs
             largest_difference = max(largest_difference, difference)
-            brute_total, mdp_total, count = brute_total + brute_time, mdp_total + mdp_time, count + 1
+            brute_total += brute_time
+            mdp_total += mdp_time
+            count += 1
             flags = ["y" if v else "-" for v in ours]
             print(f"{name:>12} {w:>5g} {flags[0]:>3} {flags[1]:>3} {difference:>10.1e} "
                   f"{brute_time:>8.2f} {1000 * mdp_time:>7.2f} {brute_time / mdp_time:>7.0f}"

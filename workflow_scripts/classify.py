@@ -72,7 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"classify: error: {arguments.table}: {error}", file=sys.stderr)
         return 2
     identifiers = [c for c in results.columns[: results.columns.get_loc("memory")]]
-    print(markdown_table(results[identifiers + SHOWN]))
+    notes = ["note"] if results["note"].fillna("").astype(bool).any() else []
+    print(markdown_table(results[identifiers + SHOWN + notes]))
     if arguments.out:
         results.to_csv(arguments.out, index=False)
     return 0

@@ -47,7 +47,8 @@ def truncated_series(focal, co_player, payoffs, w, rounds):
         for history, mass in distribution.items():
             x = lookup(focal, history)
             y = lookup(co_player, swapped(history))
-            for label, probability in zip(LABELS, (x * y, x * (1 - y), (1 - x) * y, (1 - x) * (1 - y))):
+            outcome_probabilities = (x * y, x * (1 - y), (1 - x) * y, (1 - x) * (1 - y))
+            for label, probability in zip(LABELS, outcome_probabilities):
                 if probability == 0.0:
                     continue
                 total += w * (1 - w) ** t * mass * probability * payoff_of[label]

@@ -32,7 +32,8 @@ def test_seed_001_strategies(tmp_path, capsys):
     result = pd.read_csv(out)
     at_zero, at_001 = result[result.w == 0.0], result[result.w == 0.01]
     assert at_zero.partner.all()
-    assert set(at_001.name[(at_001.pi_self - 3).abs() < 1e-9]) == {"Claude", "GPT-4o", "GPT-5", "Llama"}
+    cooperative = set(at_001.name[(at_001.pi_self - 3).abs() < 1e-9])
+    assert cooperative == {"Claude", "GPT-4o", "GPT-5", "Llama"}
     assert set(at_001.name[at_001.nash]) == {"GPT-4o", "Llama"}
     printed = capsys.readouterr().out
     assert printed.startswith("| name | w | pi_self | nash |")
@@ -42,8 +43,10 @@ def test_seed_001_strategies(tmp_path, capsys):
 def test_memory_two_csv(tmp_path, capsys):
     """A 21-column memory-2 CSV is read by its documented column names."""
     table = tmp_path / "m2.csv"
-    table.write_text("name," + ",".join(column_names(2)) + "\nTF2T," + ",".join(f"{p:g}" for p in TF2T) + "\n")
-    assert main([str(table), "--payoffs", "3", "0", "5", "1", "--w", "0", "--random-opponents", "0"]) == 0
+    values = ",".join(f"{p:g}" for p in TF2T)
+    table.write_text("name," + ",".join(column_names(2)) + "\nTF2T," + values + "\n")
+    arguments = [str(table), "--payoffs", "3", "0", "5", "1", "--w", "0", "--random-opponents", "0"]
+    assert main(arguments) == 0
     assert "| TF2T | 0 | 3 | no |" in capsys.readouterr().out
 
 

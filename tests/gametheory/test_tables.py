@@ -84,3 +84,11 @@ def test_markdown_table():
                           "partner": pd.array([pd.NA], dtype="boolean"),
                           "random_opponent_share": [0.0204], "pi_self": [np.float64(3.0)]})
     assert markdown_table(frame).splitlines()[2] == "| A | yes |  | 2.04% | 3 |"
+
+
+def test_duplicate_index_labels():
+    """Concatenated pipeline tables may repeat index labels; each row is still classified."""
+    frame = pd.concat([pipeline_frame().iloc[:2], pipeline_frame().iloc[:2]])
+    result = classify_strategies(frame, G, (0.0,), n_random=0)
+    assert list(result.model) == ["Claude", "GPT-4o", "Claude", "GPT-4o"]
+    assert result.partner.all()

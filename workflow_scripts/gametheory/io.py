@@ -83,7 +83,7 @@ def read_strategy_csv(path: str | Path) -> pd.DataFrame:
             number of fields (names the line and both counts).
     """
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
             lines = list(csv.reader(handle))
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise StrategyTableError(f"cannot read ({error})") from None
@@ -94,16 +94,22 @@ def read_strategy_csv(path: str | Path) -> pd.DataFrame:
     header = [h.strip() for h in header]
     for number, row in body:
         if len(row) != len(header):
-            raise StrategyTableError(f"line {number}: {len(row)} fields, the header has {len(header)}")
-    frame = pd.DataFrame([[c.strip() for c in row] for _, row in body], columns=header, dtype=object)
+            raise StrategyTableError(
+                f"line {number}: {len(row)} fields, the header has {len(header)}"
+            )
+    cells = [[c.strip() for c in row] for _, row in body]
+    frame = pd.DataFrame(cells, columns=header, dtype=object)
     frame.index = pd.Index([number for number, _ in body], name="line")
     return frame
 
 
-def row_label(frame: pd.DataFrame, index: object) -> str:
-    """How a row is named in messages: 'line 4 (name=Llama)' or 'row 3 (model=...)'."""
-    kind = frame.index.name if frame.index.name == "line" else "row"
-    values = frame.loc[index, identifier_columns(frame.columns)]
+def row_label(frame: pd.DataFrame, index: object, row: Mapping[str, object]) -> str:
+    """How a row is named in messages: 'line 4 (name=Llama)' or 'row 3 (model=...)'.
+
+    "line" when the frame came from read_strategy_csv (index = file line numbers).
+    """
+    kind = "line" if frame.index.name == "line" else "row"
+    values = {c: row[c] for c in identifier_columns(frame.columns)}
     described = ", ".join(f"{k}={v}" for k, v in values.items() if not _is_missing(v))
     return f"{kind} {index}" + (f" ({described})" if described else "")
 
@@ -155,11 +161,15 @@ def row_payoffs(row: Mapping[str, object], default: Sequence[float] | None) -> t
     filled = [c for c, v in parsed.items() if math.isfinite(v)]
     if filled and len(filled) < len(PAYOFF_COLUMNS):
         missing = [c for c in PAYOFF_COLUMNS if c not in filled]
-        raise ValueError(f"column {missing[0]}: stage payoff missing (give all of aLL, aLR, aRL, aRR)")
+        raise ValueError(
+            f"column {missing[0]}: stage payoff missing (give all of aLL, aLR, aRL, aRR)"
+        )
     if filled:
         return tuple(parsed[c] for c in PAYOFF_COLUMNS)
     if default is None:
-        raise ValueError("column aLL: no stage payoffs (give --payoffs or columns aLL, aLR, aRL, aRR)")
+        raise ValueError(
+            "column aLL: no stage payoffs (give --payoffs or columns aLL, aLR, aRL, aRR)"
+        )
     return tuple(float(x) for x in default)
 
 

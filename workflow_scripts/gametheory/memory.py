@@ -28,7 +28,7 @@ last round was XY and the round before was ZW.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import product
 
 import numpy as np
@@ -100,7 +100,7 @@ def column_names(memory: int) -> list[str]:
     return ["p" + ("_".join(h) if h else "0") for h in histories(memory)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def next_state_table(memory: int) -> np.ndarray:
     """``table[h, o]``: the history index after history ``h`` and a new outcome ``o``.
 
@@ -121,7 +121,7 @@ def next_state_table(memory: int) -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def co_player_view_table(memory: int) -> np.ndarray:
     """``table[h]``: the index of history ``h`` as the co-player sees it (every LR <-> RL).
 
@@ -139,7 +139,7 @@ def co_player_view_table(memory: int) -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def embedding_index(source_memory: int, target_memory: int) -> np.ndarray:
     """Indices that write a memory-m strategy as a memory-n strategy (m <= n).
 

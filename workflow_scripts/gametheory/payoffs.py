@@ -59,7 +59,8 @@ def prisoners_dilemma_violation(payoffs: object) -> str | None:
     """
     a_ll, a_lr, a_rl, a_rr = stage_game(payoffs)
     if not a_rl > a_ll > a_rr > a_lr:
-        return f"needs aRL > aLL > aRR > aLR, got {tuple(float(x) for x in (a_ll, a_lr, a_rl, a_rr))}"
+        game = tuple(float(x) for x in (a_ll, a_lr, a_rl, a_rr))
+        return f"needs aRL > aLL > aRR > aLR, got {game}"
     if not 2 * a_ll > a_rl + a_lr:
         return f"needs 2 aLL > aRL + aLR, got 2*{a_ll:g} <= {a_rl:g} + {a_lr:g}"
     return None
@@ -142,7 +143,6 @@ def chain_value(matrix: np.ndarray, rewards: np.ndarray, w: float) -> np.ndarray
         shape (..., K): w e_0 (I - (1-w) M)^-1 r for w > 0, e_0 P* r for w = 0.
     """
     w = stopping_probability(w)
-    size = matrix.shape[-1]
     if w == 0.0:
         return np.einsum("...s,...sk->...k", cesaro_limit(matrix)[..., 0, :], rewards)
     system = np.swapaxes(discounted_system(matrix, w), -1, -2)

@@ -12,7 +12,7 @@ The five strategies that seed 001 infers from its original experiment (main text
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

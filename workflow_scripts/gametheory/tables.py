@@ -81,7 +81,8 @@ def classify_strategies(
     records = []
     for index, row in frame.iterrows():
         base = {c: row[c] for c in identifiers} | {"memory": memory}
-        records.extend(_classify_row(io.row_label(frame, index), row, columns, base, payoffs, options))
+        label = io.row_label(frame, index, row)
+        records.extend(_classify_row(label, row, columns, base, payoffs, options))
     return pd.DataFrame.from_records(records, columns=identifiers + RESULT_COLUMNS).astype(
         {"nash": "boolean", "partner": "boolean", "rival": "boolean"}
     )
@@ -136,7 +137,9 @@ def _record(base, strategy, game, w, options, note):
     """All results of one strategy at one w."""
     result = classify(strategy, game, w, require_dilemma=False)
     n_random = options.n_random
-    share = random_opponent_share(strategy, game, w, n_random, options.seed) if n_random else math.nan
+    share = math.nan
+    if n_random:
+        share = random_opponent_share(strategy, game, w, n_random, options.seed)
     lowest, highest = payoff_range(strategy, game, w)
     return base | dict(zip(io.PAYOFF_COLUMNS, game)) | {
         "w": w, "pi_self": result.self_payoff,
