@@ -8,10 +8,20 @@ can be run and checked end to end without a real model. Register it in the confi
     models: {tft: {enabled: true, litellm_model: "ipdscripted/TFT"}}
 
 Model names after the prefix:
-- a memory-1 strategy name: ALLC, ALLD, TFT, STFT, WSLS, GRIM, SGRIM, Forgiver, ATFT;
-- ``m1:p0,pLL,pLR,pRL,pRR``: any memory-1 strategy (cooperation probabilities; random
-  draws are seeded by the request's seed and the prompt, so replicates differ);
+- a named strategy of :func:`workflow_scripts.ipd.known.reference_strategy`: memory-1
+  ALLC, ALLD, TFT, STFT, GTFT (for payoffs (3, 0, 5, 1)), WSLS, GRIM, SGRIM, Forgiver,
+  ATFT, Alternator; memory-2 TF2T, 2TFT, TFT-ATFT;
+- ``m1:p0,pLL,pLR,pRL,pRR``: any memory-1 strategy, ``m2:<21 numbers>``: any memory-2
+  strategy in gametheory's column order (cooperation probabilities; random draws are
+  seeded by the request's seed and the prompt, so replicates differ);
+- ``lastround:<strategy>``: plays <strategy> but defects (R) in the announced last round
+  of a game of known length ("The interaction lasts N rounds." and "This is Round N.",
+  SI §4.6), a last-round defector like GPT-5 in seed 001;
 - ``text:<answer>``: always answers ``<answer>`` verbatim (to test answer handling).
+
+A memory-n strategy answers from the last n outcomes named in the prompt; with fewer
+outcomes than n it uses the entry of the shorter history (memory-2 after one outcome: its
+round-two entry), and with none its first-round entry.
 
 Every call appends one line to the file named by ``LLM_DILEMMAS_SCRIPTED_CALLS`` (if set),
 so tests can count provider calls independently of the pipeline's own accounting.
@@ -24,17 +34,19 @@ import os
 import random
 import re
 
-import litellm
-from litellm import CustomLLM
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network fetch at import (NOTES.md)
+
+import litellm  # noqa: E402
+import numpy as np  # noqa: E402
+from litellm import CustomLLM  # noqa: E402
+
+from workflow_scripts.gametheory.memory import history_index, memory_of  # noqa: E402
+from workflow_scripts.ipd.known import reference_strategy  # noqa: E402
 
 CALL_LOG_ENV = "LLM_DILEMMAS_SCRIPTED_CALLS"
 _MOVES = re.compile(r"you chose ([LR])[,.]?\s+(?:and\s+)?(?:the other agent|they) chose ([LR])")
-NAMED = {
-    "ALLC": (1, 1, 1, 1, 1), "ALLD": (0, 0, 0, 0, 0), "TFT": (1, 1, 0, 1, 0),
-    "STFT": (0, 1, 0, 1, 0), "WSLS": (1, 1, 0, 0, 1), "GRIM": (1, 1, 0, 0, 0),
-    "SGRIM": (0, 1, 0, 0, 0), "Forgiver": (1, 1, 0, 1, 1), "ATFT": (0, 0, 1, 0, 1),
-}
-OUTCOME_INDEX = {"LL": 1, "LR": 2, "RL": 3, "RR": 4}
+_KNOWN_LENGTH = re.compile(r"The interaction lasts (\d+) rounds\.")
+_ROUND = re.compile(r"This is [Rr]ound (\d+)\.")
 
 
 def history(prompt: str) -> list[str]:
@@ -42,10 +54,32 @@ def history(prompt: str) -> list[str]:
     return [own + other for own, other in _MOVES.findall(prompt)]
 
 
-def memory1_move(strategy: tuple[float, ...], outcomes: list[str], rng: random.Random) -> str:
-    """Move of a memory-1 strategy (p0; pLL, pLR, pRL, pRR) after ``outcomes``."""
-    p = strategy[OUTCOME_INDEX[outcomes[-1]]] if outcomes else strategy[0]
-    return "L" if rng.random() < p else "R"
+def memory_move(strategy, outcomes: list[str], rng: random.Random) -> str:
+    """Move of a memory-n strategy (gametheory.memory layout) after ``outcomes`` (oldest first)."""
+    depth = memory_of(np.asarray(strategy, dtype=float))
+    recent = tuple(reversed(outcomes[-depth:])) if outcomes else ()
+    return "L" if rng.random() < strategy[history_index(recent)] else "R"
+
+
+def is_announced_last_round(prompt: str) -> bool:
+    """True if the prompt fixes the game's length at N rounds and says 'This is Round N.'."""
+    length, current = _KNOWN_LENGTH.search(prompt), _ROUND.search(prompt)
+    return bool(length and current and length.group(1) == current.group(1))
+
+
+def strategy_of(name: str) -> tuple[float, ...]:
+    """Cooperation probabilities of a named, ``m1:`` or ``m2:`` strategy.
+
+    Raises:
+        ValueError: for an unknown name or a vector of the wrong length.
+    """
+    if name.startswith(("m1:", "m2:")):
+        values = tuple(float(x) for x in name[3:].split(","))
+        expected = 5 if name.startswith("m1:") else 21
+        if len(values) != expected:
+            raise ValueError(f"{name[:2]} strategy needs {expected} numbers, got {len(values)}")
+        return values
+    return tuple(float(x) for x in reference_strategy(name, (3, 0, 5, 1)))
 
 
 def answer(name: str, prompt: str, seed: int | None) -> str:
@@ -56,14 +90,10 @@ def answer(name: str, prompt: str, seed: int | None) -> str:
     """
     if name.startswith("text:"):
         return name[len("text:"):]
-    if name in NAMED:
-        strategy = NAMED[name]
-    elif name.startswith("m1:"):
-        strategy = tuple(float(x) for x in name[3:].split(","))
-    else:
-        raise ValueError(f"unknown scripted strategy {name!r}; use {sorted(NAMED)}, m1:..., or text:...")
+    if name.startswith("lastround:"):
+        return "R" if is_announced_last_round(prompt) else answer(name[len("lastround:"):], prompt, seed)
     digest = hashlib.sha256(f"{seed}/{prompt}".encode()).digest()
-    return memory1_move(strategy, history(prompt), random.Random(digest))
+    return memory_move(strategy_of(name), history(prompt), random.Random(digest))
 
 
 class ScriptedPlayer(CustomLLM):

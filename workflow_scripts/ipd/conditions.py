@@ -1,16 +1,27 @@
 """Design grid of the prisoner's-dilemma experiments: experiment x condition, from config.
 
-A condition is everything that changes the prompt of one elicitation job besides the
-scenario: the framing sentence, the stage payoffs, and the horizon sentence (SI §4.1).
-Its id is the framing name for the memory-1 experiment of SI §4.1 (Tables S12-S21 are one
-table per framing).
+A condition is everything that changes the prompt of one job besides the scenario (or,
+in actual play, the history): the framing sentence, the stage payoffs, the horizon
+sentence, the stopping-probability sentence (SI §4.1-4.6). Conditions of an experiment
+are the product of its framings with one of its variant lists:
+
+- ``stopping_probabilities`` (SI §4.2): id ``<framing>-w=<w>``;
+- ``equal_gains_x`` (SI §4.3, payoffs (10, 0, 10 + x, x)): id ``<framing>-x=<x>``;
+- ``treatments`` of actual play (SI §4.6): id ``<framing>-<treatment>``;
+- none of these: id ``<framing>`` (Tables S12-S21 are one table per framing).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from workflow_scripts.ipd.prompts import number
 from workflow_scripts.models import ConfigError
+
+KINDS = ("memory1", "memory2", "one_shot", "play")
+STANDARD_PAYOFFS = (3, 0, 5, 1)
+RESERVED_EXPERIMENT_NAMES = ("tournaments",)
+"""Names used for results/ipd/<name>/ by analyses across experiments."""
 
 
 @dataclass(frozen=True)
@@ -20,11 +31,18 @@ class Condition:
     Attributes:
         experiment: experiment name (``ipd.experiments`` key).
         id: condition id, unique within the experiment; used in file names.
-        kind: prompt family (``memory1``: SI §4.1).
+        kind: prompt family: ``memory1`` (SI §4.1-4.3), ``memory2`` (§4.4), ``one_shot``
+            (§4.5) or ``play`` (§4.6).
         framing: framing name (``ipd.framings`` key); framing_text its sentence ('' = none).
         payoffs: stage payoffs (a_LL, a_LR, a_RL, a_RR).
         horizon: the sentence after "You are in an interaction with another agent."
-        samples: valid answers wanted per scenario.
+            (for play: the treatment sentence, e.g. "The interaction lasts 10 rounds.").
+        samples: valid answers wanted per scenario (elicitation kinds).
+        w: stopping probability stated in the prompt (SI §4.2), or None.
+        x: equal-gains parameter of the payoffs (10, 0, 10 + x, x) (SI §4.3), or None.
+        treatment: treatment name of actual play, or None.
+        rounds: rounds per game of actual play, or None.
+        games: games per pair of models of actual play, or None.
     """
 
     experiment: str
@@ -35,10 +53,20 @@ class Condition:
     payoffs: tuple[float, float, float, float]
     horizon: str
     samples: int
+    w: float | None = None
+    x: float | None = None
+    treatment: str | None = None
+    rounds: int | None = None
+    games: int | None = None
 
     def as_dict(self) -> dict:
         """Plain dict (for Snakemake params and table columns)."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "Condition":
+        """Inverse of :meth:`as_dict` (Snakemake params turn tuples into lists)."""
+        return cls(**{**values, "payoffs": tuple(values["payoffs"])})
 
 
 def experiment_conditions(ipd: dict, experiment: str) -> list[Condition]:
@@ -49,29 +77,108 @@ def experiment_conditions(ipd: dict, experiment: str) -> list[Condition]:
         experiment: a key of ``ipd["experiments"]``.
 
     Raises:
-        ConfigError: if a framing is not defined in ``ipd.framings`` (names the field).
+        ConfigError: an unknown framing, or fields that do not fit together (see
+            :func:`check_experiment`); the message names the field.
     """
     spec = ipd["experiments"][experiment]
-    conditions = []
+    check_experiment(ipd, experiment)
+    base = dict(
+        experiment=experiment, kind=spec["kind"],
+        payoffs=tuple(spec.get("payoffs", STANDARD_PAYOFFS)),
+        horizon=spec.get("horizon", "Your interaction is over several rounds."),
+        samples=int(spec.get("samples", ipd.get("samples", 50))),
+    )
+    return [
+        Condition(id=f"{framing}{suffix}", framing=framing, framing_text=ipd["framings"][framing], **{**base, **variant})
+        for framing in spec["framings"]
+        for suffix, variant in _variants(spec)
+    ]
+
+
+def _variants(spec: dict) -> list[tuple[str, dict]]:
+    """(id suffix, Condition fields) of each variant of an experiment."""
+    if spec.get("stopping_probabilities"):
+        return [(f"-w={number(w)}", {"w": float(w)}) for w in spec["stopping_probabilities"]]
+    if spec.get("equal_gains_x"):
+        return [(f"-x={number(x)}", {"x": float(x), "payoffs": equal_gains_payoffs(x)}) for x in spec["equal_gains_x"]]
+    if spec["kind"] == "play":
+        rounds = int(spec.get("rounds", 10))
+        return [
+            (f"-{name}", {"treatment": name, "horizon": sentence.format(rounds=rounds),
+                          "rounds": rounds, "games": int(spec.get("games", 1))})
+            for name, sentence in spec["treatments"].items()
+        ]
+    return [("", {})]
+
+
+def equal_gains_payoffs(x: float) -> tuple[float, float, float, float]:
+    """Stage payoffs (10, 0, 10 + x, x) of the equal-gains-from-switching games (SI §4.3)."""
+    return (10, 0, 10 + x, x)
+
+
+def check_experiment(ipd: dict, experiment: str) -> None:
+    """Checks of one experiment beyond the JSON schema, before any call.
+
+    Raises:
+        ConfigError: naming ``ipd.experiments.<name>.<field>``: an unknown framing; both
+            ``payoffs`` and ``equal_gains_x``; a variant list on a kind it does not fit;
+            play without ``treatments`` or a treatment without ``{rounds}``; play fields on
+            an elicitation kind; a reserved experiment name.
+    """
+    spec, field = ipd["experiments"][experiment], f"ipd.experiments.{experiment}"
+    if experiment in RESERVED_EXPERIMENT_NAMES:
+        raise ConfigError(f"{field}: the name {experiment!r} is reserved for results/ipd/{experiment}/; rename it")
     for framing in spec["framings"]:
         if framing not in ipd["framings"]:
             raise ConfigError(
-                f"ipd.experiments.{experiment}.framings: unknown framing {framing!r}; "
+                f"{field}.framings: unknown framing {framing!r}; "
                 f"define it under ipd.framings or use one of {sorted(ipd['framings'])}"
             )
-        conditions.append(
-            Condition(
-                experiment=experiment,
-                id=framing,
-                kind=spec["kind"],
-                framing=framing,
-                framing_text=ipd["framings"][framing],
-                payoffs=tuple(spec["payoffs"]),
-                horizon=spec.get("horizon", "Your interaction is over several rounds."),
-                samples=int(spec.get("samples", ipd.get("samples", 50))),
-            )
-        )
-    return conditions
+    _check_fields(spec, field)
+
+
+def _check_fields(spec: dict, field: str) -> None:
+    kind = spec["kind"]
+    if "payoffs" in spec and "equal_gains_x" in spec:
+        raise ConfigError(f"{field}.equal_gains_x: sets the payoffs (10, 0, 10+x, x); remove {field}.payoffs")
+    if "stopping_probabilities" in spec and "equal_gains_x" in spec:
+        raise ConfigError(f"{field}.equal_gains_x: give one variant list per experiment, not both "
+                          "stopping_probabilities and equal_gains_x (split it into two experiments)")
+    if kind in ("one_shot", "play") and "stopping_probabilities" in spec:
+        raise ConfigError(f"{field}.stopping_probabilities: only for kinds memory1 and memory2, not {kind}")
+    if kind == "play":
+        if "equal_gains_x" in spec:
+            raise ConfigError(f"{field}.equal_gains_x: only for elicitation kinds, not play")
+        if not spec.get("treatments"):
+            raise ConfigError(f"{field}.treatments: kind play needs treatments, e.g. "
+                              "{exact: 'The interaction lasts {rounds} rounds.'}")
+        for name, sentence in spec["treatments"].items():
+            if "{rounds}" not in sentence:
+                raise ConfigError(f"{field}.treatments.{name}: the sentence needs the placeholder {{rounds}}")
+    else:
+        for play_field in ("treatments", "rounds", "games"):
+            if play_field in spec:
+                raise ConfigError(f"{field}.{play_field}: only for kind play, not {kind}")
+
+
+PARAMETER_COLUMNS = ["condition", "kind", "framing", "treatment", "w", "x", "aLL", "aLR", "aRL", "aRR"]
+
+
+def condition_table(conditions: list[Condition]) -> "pd.DataFrame":
+    """The parameters of each condition, one row per condition (columns PARAMETER_COLUMNS).
+
+    ``w`` is the stopping probability stated in the prompt (NaN if none: the horizon is
+    "several rounds"), ``x`` the equal-gains parameter (NaN if none), aLL..aRR the stage
+    payoffs; column names follow gametheory.io so that strategy tables can be classified.
+    """
+    import pandas as pd
+
+    rows = [
+        {"condition": c.id, "kind": c.kind, "framing": c.framing, "treatment": c.treatment,
+         "w": c.w, "x": c.x, **dict(zip(PARAMETER_COLUMNS[-4:], c.payoffs))}
+        for c in conditions
+    ]
+    return pd.DataFrame(rows, columns=PARAMETER_COLUMNS).astype({"w": float, "x": float})
 
 
 def enabled_experiments(ipd: dict) -> list[str]:

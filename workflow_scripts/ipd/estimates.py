@@ -1,8 +1,8 @@
-"""From answers to counts, Wilson-interval estimates and memory-1 strategies (seed 001, SI §5-6.1).
+"""From answers to counts, Wilson-interval estimates and strategies (seed 001, SI §5-6.1).
 
-Counts have the shape of Tables S4-S8 (number of L per scenario), estimates the shape of
-Tables S12-S21 (frequency of L with its 95% Wilson interval, and the closest well-known
-memory-1 strategy, '~' when approximate).
+Counts have the shape of Tables S4-S11 (number of L per scenario), estimates the shape of
+Tables S12-S26 (frequency of L with its 95% Wilson interval, and the closest well-known
+memory-1 or memory-2 strategy, '~' when approximate).
 """
 
 from __future__ import annotations
@@ -13,11 +13,14 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.answers import STATUSES, VALID
+from workflow_scripts.ipd import known
 from workflow_scripts.ipd.prompts import StagePayoffs
+from workflow_scripts.ipd.scenarios import scenarios, strategy_column
 from workflow_scripts.stats import wilson_interval
 
 GROUP = ["model", "experiment", "condition", "scenario"]
-STRATEGY_COLUMNS = {"round1": "p0", "LL": "pLL", "LR": "pLR", "RL": "pRL", "RR": "pRR"}
+STRATEGY_COLUMNS = {s: strategy_column(s) for s in scenarios("memory1")}
+"""Memory-1 scenario -> strategy column (round1 -> p0, LL -> pLL, ...)."""
 
 
 def count_answers(answers: pd.DataFrame) -> pd.DataFrame:
@@ -55,66 +58,61 @@ def add_estimates(counts: pd.DataFrame, confidence: float = 0.95) -> pd.DataFram
 def known_memory1(payoffs: StagePayoffs) -> dict[str, tuple[float, ...]]:
     """Well-known memory-1 strategies (p0; pLL, pLR, pRL, pRR), cooperation probabilities.
 
-    Sources: ALLC, ALLD, TFT (Axelrod 1984), STFT (suspicious TFT, opens with R),
-    GTFT with generosity g = min(1 - (T-R)/(R-S), (R-P)/(T-P)) (Nowak & Sigmund 1992,
-    Molander 1985), WSLS (Nowak & Sigmund 1993), GRIM (Friedman 1971), SGRIM (suspicious
-    GRIM, opens with R), Forgiver (seed 001 main text: L after LL, RL, RR; R after LR),
-    ATFT (seed 001 SI Table S3: (0, 1, 0, 1); opening move R is our choice).
-    With R, S, T, P = a_LL, a_LR, a_RL, a_RR.
+    The list of :func:`workflow_scripts.ipd.known.known_memory1` (sources there: SI Table
+    S2, gametheory.strategies); GTFT's generosity g = min(1 - (T-R)/(R-S), (R-P)/(T-P))
+    follows the payoffs (Nowak & Sigmund 1992), with R, S, T, P = a_LL, a_LR, a_RL, a_RR.
     """
-    r, s, t, p = payoffs.as_tuple()
-    g = min(1 - (t - r) / (r - s), (r - p) / (t - p)) if r > s and t > p else 0.0
-    g = min(max(g, 0.0), 1.0)
-    return {
-        "ALLC": (1, 1, 1, 1, 1), "ALLD": (0, 0, 0, 0, 0),
-        "TFT": (1, 1, 0, 1, 0), "STFT": (0, 1, 0, 1, 0),
-        "GTFT": (1, 1, g, 1, g), "WSLS": (1, 1, 0, 0, 1),
-        "GRIM": (1, 1, 0, 0, 0), "SGRIM": (0, 1, 0, 0, 0),
-        "Forgiver": (1, 1, 0, 1, 1), "ATFT": (0, 0, 1, 0, 1),
-    }
+    return {name: tuple(float(v) for v in vector) for name, vector in known.known_memory1(payoffs.as_tuple()).items()}
 
 
-def closest_strategy(estimate: tuple[float, ...], payoffs: StagePayoffs) -> str:
-    """Name of the closest well-known memory-1 strategy; '~name' when not an exact match.
+def closest_strategy(estimate: tuple[float, ...], payoffs: StagePayoffs, kind: str = "memory1") -> str:
+    """Name of the closest well-known strategy of ``kind``; '~name' when not an exact match.
 
-    Closeness is the largest absolute difference over the five entries (so a strategy
-    whose entries all lie on the right side of 0.5 of a pure strategy is labelled by it,
-    the 0.5 threshold of SI §6.1). Ties go to the earlier entry of :func:`known_memory1`.
+    Closeness is the largest absolute difference over the entries (so a strategy whose
+    entries all lie on the right side of 0.5 of a pure strategy is labelled by it, the 0.5
+    threshold of SI §6.1). References: :func:`workflow_scripts.ipd.known.known_strategies`
+    (memory-1: SI Table S2; memory-2: SI Table S3); ties go to the earlier entry.
     Returns '' when an entry is NaN (a scenario without valid answers).
     """
     vector = np.asarray(estimate, dtype=float)
     if np.isnan(vector).any():
         return ""
+    references = known.known_strategies(kind, payoffs.as_tuple())
     best, distance = min(
-        ((name, float(np.max(np.abs(vector - np.asarray(ref))))) for name, ref in known_memory1(payoffs).items()),
+        ((name, float(np.max(np.abs(vector - np.asarray(ref))))) for name, ref in references.items()),
         key=lambda item: item[1],
     )
     return best if math.isclose(distance, 0.0, abs_tol=1e-12) else f"~{best}"
 
 
-def strategy_table(estimates: pd.DataFrame, payoffs_of: dict[tuple[str, str], tuple]) -> pd.DataFrame:
-    """One row per model x experiment x condition: p0, pLL, pLR, pRL, pRR, intervals, label.
+def strategy_table(
+    estimates: pd.DataFrame, payoffs_of: dict[tuple[str, str], tuple], kind: str = "memory1"
+) -> pd.DataFrame:
+    """One row per model x experiment x condition: the strategy, its intervals and label.
 
     Args:
-        estimates: output of :func:`add_estimates` for memory-1 scenarios.
+        estimates: output of :func:`add_estimates` for the scenarios of ``kind``.
         payoffs_of: (experiment, condition) -> stage payoffs, for GTFT's generosity.
+        kind: ``memory1`` (columns p0, pLL..pRR; Tables S12-S24), ``memory2`` (21 columns
+            p0..pRR_RR; Table S25) or ``one_shot`` (p_one_shot; Table S26).
 
     Returns:
-        Columns model, experiment, condition, p0..pRR, <p>_low, <p>_high, n_min (fewest
-        valid answers of any scenario), closest.
+        Columns model, experiment, condition, the strategy columns, <p>_low, <p>_high,
+        n_min (fewest valid answers of any scenario), closest.
     """
+    columns = {s: strategy_column(s) for s in scenarios(kind)}
     rows = []
     for (model, experiment, condition), group in estimates.groupby(GROUP[:3], sort=False):
         by_scenario = group.set_index("scenario")
         row = {"model": model, "experiment": experiment, "condition": condition}
-        for scenario, column in STRATEGY_COLUMNS.items():
+        for scenario, column in columns.items():
             found = scenario in by_scenario.index
             row[column] = by_scenario.at[scenario, "p_L"] if found else math.nan
             row[f"{column}_low"] = by_scenario.at[scenario, "ci_low"] if found else math.nan
             row[f"{column}_high"] = by_scenario.at[scenario, "ci_high"] if found else math.nan
         row["n_min"] = int(group["n_valid"].min())
         payoffs = StagePayoffs.of(payoffs_of[(experiment, condition)])
-        row["closest"] = closest_strategy(tuple(row[c] for c in STRATEGY_COLUMNS.values()), payoffs)
+        row["closest"] = closest_strategy(tuple(row[c] for c in columns.values()), payoffs, kind)
         rows.append(row)
     return pd.DataFrame(rows)
 

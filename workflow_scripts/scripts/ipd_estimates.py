@@ -1,19 +1,28 @@
-"""Rule ipd_estimates: counts (S4-S8), Wilson estimates and memory-1 strategies (S12-S21)."""
+"""Rule ipd_estimates: counts (S4-S11), Wilson estimates and strategies (S12-S26) of one experiment.
+
+Every table gets the condition's parameters (framing, w, x, aLL..aRR) as columns, so the
+analyses downstream (classification, tournaments, figures against w and x) need nothing else.
+"""
 
 import pandas as pd
 
+from workflow_scripts.ipd.conditions import condition_table, experiment_conditions
 from workflow_scripts.ipd.estimates import add_estimates, count_answers, strategy_table
 from workflow_scripts.ipd.tables import invalid_rates
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
+experiment = snakemake.wildcards.experiment
 
 with rule_log(snakemake.log[0]):
+    conditions = experiment_conditions(snakemake.config["ipd"], experiment)
+    parameters = condition_table(conditions)
     answers = pd.read_parquet(snakemake.input.answers)
     counts = count_answers(answers)
     estimates = add_estimates(counts)
-    payoffs = {(snakemake.wildcards.experiment, c): tuple(p) for c, p in snakemake.params.payoffs.items()}
-    counts.to_csv(snakemake.output.counts, index=False)
-    estimates.to_csv(snakemake.output.estimates, index=False)
-    strategy_table(estimates, payoffs).to_csv(snakemake.output.strategies, index=False)
+    payoffs = {(experiment, c.id): c.payoffs for c in conditions}
+    strategies = strategy_table(estimates, payoffs, conditions[0].kind)
+    counts.merge(parameters, on="condition", how="left").to_csv(snakemake.output.counts, index=False)
+    estimates.merge(parameters, on="condition", how="left").to_csv(snakemake.output.estimates, index=False)
+    strategies.merge(parameters, on="condition", how="left").to_csv(snakemake.output.strategies, index=False)
     invalid_rates(counts).to_csv(snakemake.output.invalid, index=False)

@@ -1,4 +1,8 @@
-"""Memory-1 elicitation of seed 001 (SI §4.1): one job = one model x experiment x condition."""
+"""Strategy elicitation of seed 001 (SI §4.1-4.5): one job = one model x experiment x condition.
+
+Every scenario of the condition's kind (memory-1, memory-2, one-shot; see
+:mod:`workflow_scripts.ipd.scenarios`) is asked until it has n valid answers (SI §5: n = 50).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ import pandas as pd
 
 from workflow_scripts.elicitation import Probe, elicit
 from workflow_scripts.ipd.conditions import Condition
-from workflow_scripts.ipd.prompts import ACTIONS, MEMORY1_SCENARIOS, StagePayoffs, messages, user_prompt
+from workflow_scripts.ipd.prompts import ACTIONS, StagePayoffs, messages, user_prompt
+from workflow_scripts.ipd.scenarios import scenarios
 from workflow_scripts.session import model_session
 
 ANSWER_COLUMNS = [
@@ -19,16 +24,18 @@ ANSWER_COLUMNS = [
 
 
 def probes(condition: Condition, system_prompt: str, template_dir: str | None = None) -> list[Probe]:
-    """The five memory-1 scenarios of ``condition`` as chat messages (SI §2 and §4.1)."""
+    """The scenarios of ``condition`` (5, 21 or 1 by its kind) as chat messages (SI §2, §4.1-4.5)."""
     payoffs = StagePayoffs.of(condition.payoffs)
     return [
-        Probe(s, messages(system_prompt, user_prompt(s, payoffs, condition.framing_text, condition.horizon, template_dir)))
-        for s in MEMORY1_SCENARIOS
+        Probe(s, messages(system_prompt, user_prompt(
+            s, payoffs, condition.framing_text, condition.horizon, template_dir, condition.kind, condition.w,
+        )))
+        for s in scenarios(condition.kind)
     ]
 
 
 def run_condition(config: dict, model: str, condition: Condition, log_dir: str = "logs/servers") -> tuple[pd.DataFrame, dict]:
-    """Elicit the memory-1 strategy of ``model`` under ``condition``.
+    """Elicit the strategy of ``model`` under ``condition`` (every scenario of its kind).
 
     Returns:
         (answers, stats): one row per answer (columns ``ANSWER_COLUMNS``; nothing dropped)

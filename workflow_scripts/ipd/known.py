@@ -1,0 +1,114 @@
+"""Reference strategies that inferred strategies are labelled by (seed 001, SI §3, §6.1).
+
+- memory-1 (SI Table S2): the named strategies of :mod:`workflow_scripts.gametheory.strategies`
+  (ALLC, ALLD, TFT, STFT, WSLS, GRIM, SGRIM, Forgiver, ATFT, Alternator) and GTFT, whose
+  generosity depends on the stage payoffs.
+- memory-2 (SI Table S3): the memory-1 list written as memory-2 strategies (SI §3: "it is
+  possible to represent all lower memory strategies with a higher memory representation"),
+  tit-for-two-tats (TF2T) and two-tits-for-tat (2TFT) from gametheory.strategies, and
+  TFT-ATFT (Yi, Baek & Choi 2017, J. Theor. Biol. 412:1-7, "Combination with
+  anti-tit-for-tat remedies problems of tit-for-tat"), the combination of TFT with the ATFT
+  of Table S3's note. The caption of Table S3 names ATFT (pLL, pLR, pRL, pRR) = (0, 1, 0, 1);
+  the table itself is not in the seed text, so this list is derived from its caption and
+  the strategies named in the main text (TFT, TF2T, 2TFT, GRIM, WSLS, ATFT).
+- one-shot (SI §4.5): cooperate (L) or defect (R).
+
+Every vector holds cooperation probabilities in the column order of
+:mod:`workflow_scripts.gametheory.memory` (memory-2: p0; pLL..pRR; pLL_LL..pRR_RR, pXY_ZW =
+last round XY, the round before ZW, own move first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workflow_scripts.gametheory import memory as mem
+from workflow_scripts.gametheory.strategies import MEMORY_ONE, MEMORY_TWO, gtft
+
+TFT_ATFT_LATER = {
+    "LL": (1, 1, 1, 1), "LR": (0, 0, 0, 1), "RL": (0, 1, 0, 1), "RR": (1, 0, 1, 0),
+}
+"""TFT-ATFT after (last round XY) and, in this order, the round before LL, LR, RL, RR.
+
+Derived from the definition of Yi, Baek & Choi (2017): "a player normally uses TFT; turns
+to ATFT upon recognizing his or her own error; returns to TFT either when mutual cooperation
+is recovered or when the opponent unilaterally defects twice in a row". With two rounds of
+memory, the own last move is an error when it differs from the co-player's move the round
+before (what TFT prescribed); ATFT plays the opposite of the co-player's last move:
+
+- last LL: mutual cooperation recovered, TFT: L after every earlier outcome;
+- last LR: TFT answers R with R, except after RR (the own L was ATFT's answer to R): L;
+- last RL: an own error after LL, and ATFT kept after RL, answer the co-player's L with R;
+  after LR or RR the own R was TFT's, which now copies L;
+- last RR: after LL (own error) and RL (ATFT mode) ATFT answers R with L; after LR or RR
+  TFT keeps R.
+"""
+
+
+def _tft_atft() -> np.ndarray:
+    """TFT-ATFT as a 21-entry memory-2 strategy; rounds 1 and 2 as if preceded by LL."""
+    entries = [1.0]  # round 1: L (TFT opens with L)
+    for history in mem.histories(2)[1:]:
+        last, before = (tuple(history) + ("LL",))[:2]
+        entries.append(float(TFT_ATFT_LATER[last][mem.OUTCOMES.index(before)]))
+    strategy = np.array(entries)
+    strategy.flags.writeable = False
+    return strategy
+
+
+TFT_ATFT = _tft_atft()
+
+
+def known_memory1(payoffs) -> dict[str, np.ndarray]:
+    """Named memory-1 strategies (p0; pLL, pLR, pRL, pRR), GTFT after STFT.
+
+    GTFT is left out when its generosity is undefined for ``payoffs`` (a_LL <= a_LR or
+    a_RL <= a_RR, gametheory.strategies.generosity).
+    """
+    named = dict(MEMORY_ONE)
+    ordered = {}
+    for name, vector in named.items():
+        ordered[name] = vector
+        if name == "STFT":
+            try:
+                ordered["GTFT"] = gtft(payoffs)
+            except ValueError:
+                pass
+    return ordered
+
+
+def known_memory2(payoffs) -> dict[str, np.ndarray]:
+    """Named memory-2 strategies: the memory-1 list embedded, then TF2T, 2TFT, TFT-ATFT."""
+    embedded = {name: mem.embed(vector, 2) for name, vector in known_memory1(payoffs).items()}
+    return {**embedded, **MEMORY_TWO, "TFT-ATFT": TFT_ATFT}
+
+
+ONE_SHOT = {"cooperate": np.array([1.0]), "defect": np.array([0.0])}
+
+
+def known_strategies(kind: str, payoffs) -> dict[str, np.ndarray]:
+    """Reference strategies of an elicitation kind (``memory1``, ``memory2``, ``one_shot``).
+
+    Raises:
+        ValueError: for an unknown kind.
+    """
+    if kind == "memory1":
+        return known_memory1(payoffs)
+    if kind == "memory2":
+        return known_memory2(payoffs)
+    if kind == "one_shot":
+        return dict(ONE_SHOT)
+    raise ValueError(f"no reference strategies for kind {kind!r}")
+
+
+def reference_strategy(name: str, payoffs) -> np.ndarray:
+    """One named memory-1 or memory-2 strategy (for tournament references and scripted players).
+
+    Raises:
+        ValueError: naming the unknown strategy and the known ones.
+    """
+    known = known_memory2(payoffs) | known_memory1(payoffs)
+    if name not in known:
+        raise ValueError(f"unknown strategy {name!r}; known: {sorted(known)}")
+    return known[name]
+
