@@ -13,6 +13,11 @@ include: "rules/common.smk"
 include: "rules/ipd_query.smk"
 include: "rules/ipd_estimates.smk"
 include: "rules/ipd_report.smk"
+include: "rules/ipd_play.smk"
+include: "rules/ipd_classify.smk"
+include: "rules/ipd_tournament.smk"
+include: "rules/ipd_figures.smk"
+include: "rules/ipd_plan.smk"
 
 
 rule all:

@@ -9,7 +9,8 @@ from snakemake.utils import validate
 sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without `pip install -e .`
 
 from workflow_scripts.config_check import explain_validation_error, selection  # noqa: E402
-from workflow_scripts.ipd.conditions import check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
+from workflow_scripts.ipd.conditions import analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
+from workflow_scripts.ipd.play import model_pairs  # noqa: E402
 from workflow_scripts.models import ConfigError  # noqa: E402
 from workflow_scripts.session import preflight  # noqa: E402
 
@@ -26,6 +27,7 @@ try:
     IPD_EXPERIMENTS = enabled_experiments(config["ipd"])
     IPD_CONDITIONS = {e: experiment_conditions(config["ipd"], e) for e in IPD_EXPERIMENTS}
     check_framing_groups(config["ipd"])
+    IPD_ANALYSIS = analysis_settings(config["ipd"])
 except ConfigError as error:
     raise WorkflowError(f"config error: {error}") from None
 
@@ -69,17 +71,68 @@ def is_embedded(model):
     return int(bool(config["models"][model].get("embedded")))
 
 
+def ipd_kind(experiment):
+    """Kind of an experiment: memory1, memory2, one_shot or play."""
+    return config["ipd"]["experiments"][experiment]["kind"]
+
+
+def ipd_experiments_of(*kinds):
+    """Enabled experiments of the given kinds, in config order."""
+    return [e for e in IPD_EXPERIMENTS if ipd_kind(e) in kinds]
+
+
+def ipd_game_files(experiment, suffix="parquet"):
+    """Per pair x condition game files of a play experiment (every pair incl. self-pairs)."""
+    return [
+        f"results/ipd/{experiment}/games/{pair}/{condition}.{suffix}"
+        for pair in model_pairs(SELECTED_MODELS)
+        for condition in ipd_condition_ids(experiment)
+    ]
+
+
+def ipd_figures(experiment):
+    """Figure names (without extension) of an experiment, by its kind and design (Figs. 1-4)."""
+    conditions = IPD_CONDITIONS[experiment]
+    kind = ipd_kind(experiment)
+    if kind == "play":
+        return ["play"]
+    if kind == "memory2":
+        return ["memory2"]
+    names = ["cooperation"]
+    if kind == "memory1" and any(len({getattr(c, axis) for c in conditions}) > 1 for axis in ("w", "x")):
+        names.append("parameters")
+    if kind == "memory1" and len({c.framing for c in conditions}) > 1:
+        names.append("framings")
+    return names
+
+
+def ipd_experiment_targets(experiment):
+    """Tables and figures of one experiment."""
+    kind = ipd_kind(experiment)
+    if kind == "play":
+        names = ["sequences.csv", "cooperation_by_round.csv", "last_round.csv", "tables/play.md"]
+    else:
+        names = ["strategies.csv", "invalid_rates.csv", "tables/counts.md", "tables/strategies.md"]
+    if kind in ("memory1", "memory2"):
+        names += ["classification.csv", "tables/classification.md"]
+    names += [f"figures/{f}.{ext}" for f in ipd_figures(experiment) for ext in ("png", "pdf")]
+    return [f"results/ipd/{experiment}/{name}" for name in names]
+
+
+IPD_TOURNAMENT_FILES = ["summary.csv", "standings.csv", "matrices.csv", "wins.csv", "tables/tournaments.md",
+                        "figures/wins.png", "figures/wins.pdf", "figures/totals.png", "figures/totals.pdf"]
+
+
 def all_targets():
     """Everything `rule all` builds: answers only on partial runs, tables and figures otherwise."""
     targets = []
     for experiment in IPD_EXPERIMENTS:
         if PARTIAL_RUN:
-            targets += ipd_answer_files(experiment)
+            targets += ipd_game_files(experiment) if ipd_kind(experiment) == "play" else ipd_answer_files(experiment)
             continue
-        targets += expand(
-            "results/ipd/{experiment}/{name}",
-            experiment=experiment,
-            name=["strategies.csv", "invalid_rates.csv", "tables/counts.md", "tables/strategies.md",
-                  "figures/cooperation.png", "figures/cooperation.pdf"],
-        )
+        targets += ipd_experiment_targets(experiment)
+    if not PARTIAL_RUN and ipd_experiments_of("memory1"):
+        targets += [f"results/ipd/tournaments/{name}" for name in IPD_TOURNAMENT_FILES]
+    if not PARTIAL_RUN:
+        targets += ["results/ipd/plan.csv", "results/ipd/plan.md"]
     return targets

@@ -186,6 +186,30 @@ def enabled_experiments(ipd: dict) -> list[str]:
     return [name for name, spec in ipd["experiments"].items() if spec.get("enabled", True)]
 
 
+ANALYSIS_DEFAULTS = {
+    "classify_w": [0.0, 0.01], "random_opponents": 10**4, "seed": 0, "tournament_w": 0.0,
+    "tournament_references": [],
+}
+"""Defaults of ``ipd.analysis`` (config/schema/config.schema.yaml, SI §6.2 and Fig. 5)."""
+
+
+def analysis_settings(ipd: dict) -> dict:
+    """``ipd.analysis`` with its defaults filled in.
+
+    Raises:
+        ConfigError: naming ``ipd.analysis.tournament_references`` for an unknown strategy.
+    """
+    from workflow_scripts.ipd.known import known_memory1
+
+    settings = {**ANALYSIS_DEFAULTS, **(ipd.get("analysis") or {})}
+    known = known_memory1(STANDARD_PAYOFFS)
+    unknown = [name for name in settings["tournament_references"] if name not in known]
+    if unknown:
+        raise ConfigError(f"ipd.analysis.tournament_references: unknown memory-1 strategies {unknown}; "
+                          f"use any of {sorted(known)}")
+    return settings
+
+
 def check_framing_groups(ipd: dict) -> None:
     """Every name in ``ipd.framing_groups`` must be a defined framing.
 

@@ -1,4 +1,5 @@
-"""Figures of the memory-1 elicitation (seed 001, Fig. 1B): cooperation probability per scenario."""
+"""Figures of the elicitations (seed 001, Fig. 1B): cooperation probability per scenario,
+and the helpers every IPD figure shares (model colours, legend, saving PNG + PDF)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,44 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS  # noqa: E402
 from workflow_scripts.ipd.tables import SCENARIO_TITLES  # noqa: E402
+
+PROBABILITY_LABEL = "P(cooperate, L) (share of valid answers)"
+
+
+def model_colors(models) -> dict[str, tuple]:
+    """A fixed colour per model (tab10 in the given order; tab20 beyond ten models)."""
+    cmap = plt.get_cmap("tab10" if len(models) <= 10 else "tab20")
+    return {model: cmap(i % cmap.N) for i, model in enumerate(models)}
+
+
+def legend_below(fig: plt.Figure, handles, labels, title: str = "model", columns: int = 5) -> None:
+    """One legend for the whole figure, below the panels."""
+    fig.legend(handles, labels, title=title, loc="lower center", ncol=min(max(len(labels), 1), columns), frameon=False)
+
+
+def panel_grid(count: int, columns: int, width: float = 3.2, height: float = 2.8, sharey: bool = True):
+    """(figure, flat list of the first ``count`` axes) on a grid; spare axes hidden."""
+    columns = max(1, min(count, columns))
+    rows = math.ceil(count / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(width * columns + 1, height * rows + 1.2), squeeze=False, sharey=sharey)
+    flat = list(axes.flat)
+    for ax in flat[count:]:
+        ax.set_visible(False)
+    return fig, flat[:count]
+
+
+def wilson_errors(frame: pd.DataFrame) -> np.ndarray:
+    """Asymmetric error bars (2 x n) from columns p_L, ci_low, ci_high (NaN -> 0)."""
+    p = frame["p_L"].to_numpy(float)
+    return np.nan_to_num(np.vstack([p - frame["ci_low"].to_numpy(float), frame["ci_high"].to_numpy(float) - p]))
+
+
+def save(fig: plt.Figure, paths) -> None:
+    """Write the figure to every path (PNG and PDF), 150 dpi, and close it."""
+    for path in paths:
+        fig.savefig(path, dpi=150)
+    plt.close(fig)
 
 
 def cooperation_figure(estimates: pd.DataFrame, title: str) -> plt.Figure:
@@ -27,31 +64,28 @@ def cooperation_figure(estimates: pd.DataFrame, title: str) -> plt.Figure:
     """
     conditions = list(pd.unique(estimates["condition"]))
     models = list(pd.unique(estimates["model"]))
-    columns = min(len(conditions), 5)
-    rows = math.ceil(len(conditions) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns + 1, 2.8 * rows + 0.8), squeeze=False, sharey=True)
-    for ax, condition in zip(axes.flat, conditions):
-        _panel(ax, estimates[estimates["condition"] == condition], models, condition)
-    for ax in list(axes.flat)[len(conditions):]:
-        ax.set_visible(False)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("P(cooperate, L)")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, title="model", loc="lower center", ncol=min(len(models), 5), frameon=False)
+    scenarios = list(pd.unique(estimates["scenario"]))
+    fig, axes = panel_grid(len(conditions), 5)
+    for ax, condition in zip(axes, conditions):
+        grouped_bars(ax, estimates[estimates["condition"] == condition], models, scenarios)
+        ax.set_title(f"condition: {condition}", fontsize=9)
+    for ax in axes:
+        ax.set_ylabel(PROBABILITY_LABEL if ax.get_subplotspec().is_first_col() else "")
+    legend_below(fig, *axes[0].get_legend_handles_labels())
     fig.suptitle(f"{title}: frequency of L per scenario (95% Wilson intervals)")
-    fig.tight_layout(rect=(0, 0.08, 1, 0.95))
+    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
     return fig
 
 
-def _panel(ax, frame: pd.DataFrame, models: list[str], condition: str) -> None:
+def grouped_bars(ax, frame: pd.DataFrame, models: list[str], scenarios: list[str], labels=None) -> None:
+    """Bars of P(L) per scenario, one bar per model, with Wilson error bars."""
+    colors = model_colors(models)
     width = 0.8 / max(len(models), 1)
-    x = np.arange(len(MEMORY1_SCENARIOS))
+    x = np.arange(len(scenarios))
     for i, model in enumerate(models):
-        part = frame[frame["model"] == model].set_index("scenario").reindex(MEMORY1_SCENARIOS)
-        p = part["p_L"].to_numpy(dtype=float)
-        errors = np.vstack([p - part["ci_low"].to_numpy(float), part["ci_high"].to_numpy(float) - p])
-        ax.bar(x + (i - (len(models) - 1) / 2) * width, p, width, yerr=np.nan_to_num(errors), capsize=2, label=model)
-    ax.set_xticks(x, [SCENARIO_TITLES[s] for s in MEMORY1_SCENARIOS])
-    ax.set_xlabel("scenario (previous outcome: own, other)")
+        part = frame[frame["model"] == model].set_index("scenario").reindex(scenarios)
+        ax.bar(x + (i - (len(models) - 1) / 2) * width, part["p_L"].to_numpy(float), width,
+               yerr=wilson_errors(part), capsize=2, label=model, color=colors[model])
+    ax.set_xticks(x, labels or [SCENARIO_TITLES.get(s, s) for s in scenarios])
+    ax.set_xlabel("scenario (outcome: own move, co-player's move)")
     ax.set_ylim(0, 1.05)
-    ax.set_title(f"framing: {condition}", fontsize=9)

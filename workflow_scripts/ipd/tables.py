@@ -1,8 +1,10 @@
-"""Tables of the memory-1 elicitation in the shapes of seed 001's SI (CSV + Markdown).
+"""Tables of the strategy elicitations in the shapes of seed 001's SI (CSV + Markdown).
 
-- Tables S4-S8: per scenario, number of L out of the valid answers, framing x model.
-- Tables S12-S21: per framing, frequency of L with its 95% Wilson interval per scenario and
-  the closest well-known memory-1 strategy, model x scenario.
+- Tables S4-S10: per scenario, number of L out of the valid answers, condition x model;
+  memory-2 (Table S11): per condition, model x scenario in blocks (rounds 1-2, then one
+  block per previous-round outcome with the outcome two rounds ago as columns).
+- Tables S12-S26: per condition, frequency of L with its 95% Wilson interval per scenario
+  and the closest well-known strategy, model x scenario (memory-2 in the blocks above).
 - Invalid rates: share of answers that were not valid, by model x condition and status.
 """
 
@@ -13,36 +15,76 @@ import math
 import pandas as pd
 
 from workflow_scripts.answers import STATUSES, VALID
-from workflow_scripts.ipd.estimates import STRATEGY_COLUMNS
+from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS
+from workflow_scripts.ipd.scenarios import MEMORY2_SCENARIOS, kind_of_columns, scenario_title, strategy_column, strategy_columns
 
-SCENARIO_TITLES = {"round1": "Round 1", "LL": "LL", "LR": "LR", "RL": "RL", "RR": "RR"}
+SCENARIO_TITLES = {s: scenario_title(s) for s in MEMORY2_SCENARIOS + ("one_shot",)}
+"""Readable names of every scenario (memory-1, memory-2, one-shot) for headings and axes."""
 
 
 def counts_tables(counts: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Tables S4-S8: {scenario: condition x model table of 'n_L/n_valid'}."""
+    """{heading: table} of 'n_L/n_valid' cells.
+
+    Memory-1 and one-shot (Tables S4-S10): one condition x model table per scenario.
+    Memory-2 (Table S11): per condition, model x scenario blocks (:func:`memory2_blocks`).
+    """
     cells = counts.assign(cell=counts["n_L"].astype(str) + "/" + counts["n_valid"].astype(str))
+    if set(cells["scenario"]) - set(MEMORY1_SCENARIOS) - {"one_shot"}:
+        wide = cells.assign(column=cells["scenario"].map(strategy_column))
+        return _blocked(wide, lambda part: _pivot(part, "model", "column", "cell"))
     tables = {}
-    for scenario in MEMORY1_SCENARIOS:
-        part = cells[cells["scenario"] == scenario]
-        if not part.empty:
-            tables[scenario] = _pivot(part, "condition", "model", "cell")
+    for scenario in pd.unique(cells["scenario"]):
+        tables[scenario] = _pivot(cells[cells["scenario"] == scenario], "condition", "model", "cell")
     return tables
 
 
 def strategy_tables(strategies: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Tables S12-S21: {condition: model x (p0, pLL, pLR, pRL, pRR, closest) table}."""
+    """{heading: model x (strategy columns, closest)} per condition (Tables S12-S26).
+
+    Memory-1: p0, pLL, pLR, pRL, pRR; one-shot: p_one_shot; memory-2 (Table S25): one table
+    per block of :func:`memory2_blocks`, the closest strategy beside the first block.
+    """
+    kind = kind_of_columns(strategies.columns)
+    if kind == "memory2":
+        return _blocked(strategies, _estimate_table)
+    return {condition: _estimate_table(part) for condition, part in strategies.groupby("condition", sort=False)}
+
+
+def memory2_blocks() -> dict[str, list[str]]:
+    """Column blocks of a memory-2 strategy in the layout of SI Tables S11 / S25.
+
+    'rounds 1-2': p0 and the round-two entries pLL..pRR; then 'previous round XY': pXY_LL,
+    pXY_LR, pXY_RL, pXY_RR (columns: the outcome two rounds ago).
+    """
+    blocks = {"rounds 1-2": strategy_columns("memory1")}
+    for last in OUTCOMES:
+        blocks[f"previous round {last}"] = [f"p{last}_{before}" for before in OUTCOMES]
+    return blocks
+
+
+def _blocked(frame: pd.DataFrame, render) -> dict[str, pd.DataFrame]:
+    """{'<condition>, <block>': render(rows of the condition)[block columns]}."""
     tables = {}
-    for condition, part in strategies.groupby("condition", sort=False):
-        table = pd.DataFrame({"model": part["model"]})
-        for column in STRATEGY_COLUMNS.values():
-            table[column] = [
-                _estimate_cell(p, lo, hi)
-                for p, lo, hi in zip(part[column], part[f"{column}_low"], part[f"{column}_high"])
-            ]
-        table["closest"] = part["closest"].replace("", "n/a").to_numpy()
-        tables[condition] = table.set_index("model")
+    for condition, part in frame.groupby("condition", sort=False):
+        table = render(part)
+        for number, (block, columns) in enumerate(memory2_blocks().items()):
+            extra = ["closest"] if number == 0 and "closest" in table.columns else []
+            shown = table[[c for c in columns if c in table.columns] + extra]
+            tables[f"{condition}, {block}"] = shown.rename(columns=lambda c: c.split("_")[-1] if "_" in c else c)
     return tables
+
+
+def _estimate_table(part: pd.DataFrame) -> pd.DataFrame:
+    """model x (strategy columns as '**p** [low, high]', closest)."""
+    table = pd.DataFrame({"model": part["model"]})
+    for column in strategy_columns(kind_of_columns(part.columns)):
+        table[column] = [
+            _estimate_cell(p, lo, hi)
+            for p, lo, hi in zip(part[column], part[f"{column}_low"], part[f"{column}_high"])
+        ]
+    table["closest"] = part["closest"].fillna("").replace("", "n/a").to_numpy()
+    return table.set_index("model")
 
 
 def invalid_rates(counts: pd.DataFrame) -> pd.DataFrame:
@@ -64,7 +106,8 @@ def markdown_document(title: str, tables: dict[str, pd.DataFrame], caption: str)
     parts = [f"# {title}\n"]
     for key, table in tables.items():
         parts.append(f"## {SCENARIO_TITLES.get(key, key)}\n\n{caption.format(key=key)}\n")
-        parts.append(table.to_markdown() + "\n")
+        flat = isinstance(table.index, pd.MultiIndex)  # one column per index level, not tuples
+        parts.append((table.reset_index().to_markdown(index=False) if flat else table.to_markdown()) + "\n")
     return "\n".join(parts)
 
 

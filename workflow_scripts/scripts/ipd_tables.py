@@ -1,25 +1,32 @@
-"""Rule ipd_tables: Markdown versions of Tables S4-S8 and S12-S21 for one experiment."""
+"""Rule ipd_tables: Markdown versions of Tables S4-S11 (counts) and S12-S26 (strategies) of one experiment."""
 
 import pandas as pd
 
+from workflow_scripts.ipd.scenarios import kind_of_columns
 from workflow_scripts.ipd.tables import counts_tables, markdown_document, strategy_tables
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
 experiment = snakemake.wildcards.experiment
+MEMORY2_NOTE = (
+    " Memory-2 layout of Tables S11/S25: 'rounds 1-2' holds round 1 (p0) and round two after each "
+    "outcome of round 1; 'previous round XY' holds later rounds whose previous round was XY, one "
+    "column per outcome two rounds ago (R-2)."
+)
 
 with rule_log(snakemake.log[0]):
     counts = pd.read_csv(snakemake.input.counts)
     strategies = pd.read_csv(snakemake.input.strategies, keep_default_na=False, na_values=[""])
     strategies["closest"] = strategies["closest"].fillna("")
+    note = MEMORY2_NOTE if kind_of_columns(strategies.columns) == "memory2" else ""
     with open(snakemake.output.counts, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
-            f"{experiment}: number of L per scenario (shape of Tables S4-S8)", counts_tables(counts),
-            "Number of times each model chose L in the {key} scenario, out of its valid answers.",
+            f"{experiment}: number of L per scenario (shape of Tables S4-S11)", counts_tables(counts),
+            "`{key}`: number of times each model chose L, out of its valid answers." + note,
         ))
     with open(snakemake.output.strategies, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
-            f"{experiment}: memory-1 strategies (shape of Tables S12-S21)", strategy_tables(strategies),
-            "Framing `{key}`: frequency of L in bold, 95% Wilson interval in brackets; "
-            "closest well-known memory-1 strategy, '~' when approximate.",
+            f"{experiment}: inferred strategies (shape of Tables S12-S26)", strategy_tables(strategies),
+            "`{key}`: frequency of L in bold, 95% Wilson interval in brackets; "
+            "closest well-known strategy, '~' when approximate." + note,
         ))

@@ -1,0 +1,21 @@
+# Nash / partner / rival classes of every inferred strategy (seed 001, SI §6.2, Tables S27-S31), at
+# ipd.analysis.classify_w (0 and 0.01) and at the experiment's own stopping probability.
+# Needs from rules/common.smk: IPD_ANALYSIS.
+
+
+rule ipd_classify:
+    input:
+        strategies="results/ipd/{experiment}/strategies.csv",
+    output:
+        classes="results/ipd/{experiment}/classification.csv",
+        table=report("results/ipd/{experiment}/tables/classification.md", category="IPD"),
+    log:
+        "logs/ipd/{experiment}/classify.log",
+    params:
+        ws=IPD_ANALYSIS["classify_w"],
+        random_opponents=IPD_ANALYSIS["random_opponents"],
+        seed=IPD_ANALYSIS["seed"],
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_classify.py"

@@ -1,0 +1,53 @@
+# Figures of the prisoner's-dilemma study beyond Fig. 1B (rules/ipd_report.smk): Fig. 2A/B (entries
+# against w and x), Fig. 3 (memory-2), Fig. 4 (framings), actual play, Fig. 5 (tournaments).
+# Every figure is written as PNG and PDF.
+
+
+rule ipd_figure_estimates:
+    input:
+        estimates="results/ipd/{experiment}/estimates.csv",
+    output:
+        png=report("results/ipd/{experiment}/figures/{figure}.png", category="IPD"),
+        pdf="results/ipd/{experiment}/figures/{figure}.pdf",
+    log:
+        "logs/ipd/{experiment}/figure_{figure}.log",
+    wildcard_constraints:
+        figure="parameters|framings|memory2",
+    params:
+        groups=config["ipd"].get("framing_groups", {}),
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_figures.py"
+
+
+rule ipd_figure_play:
+    input:
+        by_round="results/ipd/{experiment}/cooperation_by_round.csv",
+    output:
+        png=report("results/ipd/{experiment}/figures/play.png", category="IPD"),
+        pdf="results/ipd/{experiment}/figures/play.pdf",
+    log:
+        "logs/ipd/{experiment}/figure_play.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_figures.py"
+
+
+rule ipd_figure_tournament:
+    input:
+        summary="results/ipd/tournaments/summary.csv",
+        standings="results/ipd/tournaments/standings.csv",
+        wins="results/ipd/tournaments/wins.csv",
+    output:
+        wins_png=report("results/ipd/tournaments/figures/wins.png", category="IPD"),
+        wins_pdf="results/ipd/tournaments/figures/wins.pdf",
+        totals_png=report("results/ipd/tournaments/figures/totals.png", category="IPD"),
+        totals_pdf="results/ipd/tournaments/figures/totals.pdf",
+    log:
+        "logs/ipd/tournaments_figures.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_figures.py"

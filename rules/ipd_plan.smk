@@ -1,0 +1,20 @@
+# The number of calls per model and experiment of the prisoner's-dilemma study (no call is made).
+# Also from the command line: python -m workflow_scripts.ipd.plan [--configfile config/paper_ipd.yaml]
+# Needs from rules/common.smk: SELECTED_MODELS.
+
+
+localrules: ipd_plan
+
+
+rule ipd_plan:
+    output:
+        csv="results/ipd/plan.csv",
+        table=report("results/ipd/plan.md", category="IPD"),
+    log:
+        "logs/ipd/plan.log",
+    params:
+        models=SELECTED_MODELS,
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_plan.py"

@@ -1,0 +1,52 @@
+# Actual play of the prisoner's-dilemma study (seed 001, SI §4.6, §5.6): one job per pair of models
+# x condition, then a merge per experiment and the analysis of the games.
+# Needs from rules/common.smk: ipd_condition, ipd_game_files, is_embedded.
+
+
+rule ipd_play:
+    output:
+        moves="results/ipd/{experiment}/games/{pair}/{condition}.parquet",
+        stats="results/ipd/{experiment}/games/{pair}/{condition}.stats.json",
+    log:
+        "logs/ipd/{experiment}/games/{pair}/{condition}.log",
+    wildcard_constraints:
+        pair="[^/+]+[+][^/+]+",
+    params:
+        condition=lambda w: ipd_condition(w.experiment, w.condition),
+    resources:
+        embedded_llm=lambda w: max(is_embedded(m) for m in w.pair.split("+")),
+    conda:
+        "../envs/query.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_play.py"
+
+
+rule ipd_play_merge:
+    input:
+        moves=lambda w: ipd_game_files(w.experiment),
+        stats=lambda w: ipd_game_files(w.experiment, "stats.json"),
+    output:
+        moves="results/ipd/{experiment}/moves.parquet",
+        stats="results/ipd/{experiment}/play_query_stats.csv",
+    log:
+        "logs/ipd/{experiment}/play_merge.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_play_merge.py"
+
+
+rule ipd_play_analysis:
+    input:
+        moves="results/ipd/{experiment}/moves.parquet",
+    output:
+        sequences="results/ipd/{experiment}/sequences.csv",
+        by_round="results/ipd/{experiment}/cooperation_by_round.csv",
+        last_round="results/ipd/{experiment}/last_round.csv",
+        table=report("results/ipd/{experiment}/tables/play.md", category="IPD"),
+    log:
+        "logs/ipd/{experiment}/play_analysis.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_play_analysis.py"

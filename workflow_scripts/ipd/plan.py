@@ -1,0 +1,107 @@
+"""How many calls the prisoner's-dilemma study makes, per model and experiment (before any call).
+
+Elicitation: conditions x scenarios x samples answers per model (plus at most
+``ipd.max_reasks`` re-asks per scenario when answers are not valid). Actual play: per
+condition and game, ``rounds`` answers per seat; a model sits in one seat of each game
+against another model and in both seats of its self-pair. Cached answers are not called
+again, so these are upper bounds for a rerun.
+
+Usage::
+
+    python -m workflow_scripts.ipd.plan                                   # config/config.yaml
+    python -m workflow_scripts.ipd.plan --configfile config/paper_ipd.yaml  # overlay, as snakemake
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from workflow_scripts.config_check import selection
+from workflow_scripts.ipd.conditions import Condition, enabled_experiments, experiment_conditions
+from workflow_scripts.ipd.play import model_pairs, pair_models
+from workflow_scripts.ipd.scenarios import scenarios
+
+PLAN_COLUMNS = ["model", "experiment", "kind", "conditions", "calls", "max_calls"]
+
+
+def experiment_calls(conditions: list[Condition], models: list[str], max_reasks: int) -> list[dict]:
+    """Planned calls of one experiment per model: (calls without re-asks, with every re-ask)."""
+    rows = []
+    kind = conditions[0].kind
+    for model in models:
+        if kind == "play":
+            seats = sum(pair_models(p).count(model) for p in model_pairs(models))
+            asked = [seats * c.games * c.rounds for c in conditions]
+        else:
+            asked = [len(scenarios(kind)) * c.samples for c in conditions]
+        calls = sum(asked)
+        ceiling = calls * (1 + max_reasks) if kind == "play" else calls + sum(
+            len(scenarios(kind)) * max_reasks for _ in conditions)
+        rows.append({"model": model, "experiment": conditions[0].experiment, "kind": kind,
+                     "conditions": len(conditions), "calls": calls, "max_calls": ceiling})
+    return rows
+
+
+def call_plan(config: dict, models: list[str] | None = None) -> pd.DataFrame:
+    """Calls per model and experiment for the enabled experiments (columns PLAN_COLUMNS).
+
+    Args:
+        config: the merged config (validated or not; defaults as in the schema).
+        models: models to plan for (default: the selection of ``enabled`` / ``only_models``).
+    """
+    ipd = config["ipd"]
+    models = models or selection(config)[0]
+    rows = []
+    for experiment in enabled_experiments(ipd):
+        rows += experiment_calls(experiment_conditions(ipd, experiment), models, int(ipd.get("max_reasks", 10)))
+    return pd.DataFrame(rows, columns=PLAN_COLUMNS)
+
+
+def with_totals(plan: pd.DataFrame) -> pd.DataFrame:
+    """The plan plus a 'total' row per model and a grand total."""
+    per_model = plan.groupby("model", sort=False)[["calls", "max_calls"]].sum().reset_index()
+    per_model = per_model.assign(experiment="total", kind="", conditions=pd.NA)
+    grand = pd.DataFrame([{"model": "all models", "experiment": "total", "kind": "", "conditions": pd.NA,
+                           "calls": plan["calls"].sum(), "max_calls": plan["max_calls"].sum()}])
+    return pd.concat([plan, per_model[PLAN_COLUMNS], grand[PLAN_COLUMNS]], ignore_index=True)
+
+
+def merged_config(paths: Sequence[str | Path]) -> dict:
+    """config/config.yaml updated recursively by each overlay, as snakemake --configfile does."""
+    config: dict = {}
+    for path in paths:
+        _update(config, yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
+    return config
+
+
+def _update(base: dict, overlay: dict) -> None:
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _update(base[key], value)
+        else:
+            base[key] = value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the plan as a Markdown table; exit status 2 on a config error."""
+    parser = argparse.ArgumentParser(prog="python -m workflow_scripts.ipd.plan", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--configfile", nargs="*", default=[], help="overlays on config/config.yaml, in order")
+    parser.add_argument("--base", default="config/config.yaml", help="base config (default config/config.yaml)")
+    arguments = parser.parse_args(argv)
+    try:
+        plan = with_totals(call_plan(merged_config([arguments.base, *arguments.configfile])))
+    except (ValueError, KeyError, OSError) as error:
+        print(f"plan: config error: {error}", file=sys.stderr)
+        return 2
+    print(plan.to_markdown(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

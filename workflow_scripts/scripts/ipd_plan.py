@@ -1,0 +1,15 @@
+"""Rule ipd_plan: calls per model and experiment of the prisoner's-dilemma study (no call is made)."""
+
+from workflow_scripts.ipd.plan import call_plan, with_totals
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+
+with rule_log(snakemake.log[0]) as log:
+    plan = with_totals(call_plan(snakemake.config, list(snakemake.params.models)))
+    plan.to_csv(snakemake.output.csv, index=False)
+    with open(snakemake.output.table, "w", encoding="utf-8") as handle:
+        handle.write("# Planned calls per model and experiment\n\n"
+                     "calls: answers asked without re-asks; max_calls: with every allowed re-ask. "
+                     "Cached answers are not asked again.\n\n" + plan.to_markdown(index=False) + "\n")
+    log.info("planned calls: %d", int(plan.loc[plan["model"] == "all models", "calls"].iloc[0]))
