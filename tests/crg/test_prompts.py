@@ -16,12 +16,12 @@ from workflow_scripts.crg.engine import GameState
 from workflow_scripts.crg.prompts import Prompter, percent
 from workflow_scripts.crg.seats import SeatView
 
-STATE = """Current round: 3 of 10
-You are Player 2. Your remaining units: 38
+STATE = """Contributions so far (units):
+- Round 1: Player 1: 2, Player 2: 0, Player 3: 4, Player 4: 2, Player 5: 2, Player 6: 0; pool after the round: 10
+- Round 2: Player 1: 4, Player 2: 2, Player 3: 2, Player 4: 0, Player 5: 2, Player 6: 2; pool after the round: 22
 Pool so far: 22 (target: 120)
-Contributions in earlier rounds (units):
-- Round 1: Player 1: 2, Player 2 (you): 0, Player 3: 4, Player 4: 2, Player 5: 2, Player 6: 0; pool after the round: 10
-- Round 2: Player 1: 4, Player 2 (you): 2, Player 3: 2, Player 4: 0, Player 5: 2, Player 6: 2; pool after the round: 22"""
+Current round: 3 of 10
+You are Player 2. Your remaining units: 38"""
 ANSWER = "Answer with exactly one of: 0, 2, 4."
 
 BASE_RULES = """You are one of 6 players in a collective-risk game. Each player starts with 40 units.
@@ -180,8 +180,8 @@ def test_first_round_state_and_system_message():
     messages = prompter.decision(SeatView(RULES, 0.5, 0, GameState(RULES)))
     assert messages[0] == {"role": "system", "content": "Follow specified goals"}
     assert (
-        "Current round: 1 of 10\nYou are Player 1. Your remaining units: 40\nPool so far: 0 (target: 120)\n"
-        "Contributions in earlier rounds: none yet, this is the first round." in messages[1]["content"]
+        "Contributions so far: none yet, this is the first round.\nPool so far: 0 (target: 120)\n"
+        "Current round: 1 of 10\nYou are Player 1. Your remaining units: 40" in messages[1]["content"]
     )
 
 

@@ -73,29 +73,31 @@ def rule_fields(rules: Rules, p: float) -> dict[str, str]:
 def render_state(view: SeatView) -> str:
     """The game state as every template shows it (fixed wording, free of loaded words).
 
-    Example for Player 2 before round 2::
+    The history comes first and is the same for all six seats; only the last line names the
+    seat. So the six prompts of a round share everything up to that line, and a round's prompt
+    extends the previous round's history: a local server reuses its cached prefix (ours; see
+    ``config/prompts/crg/README.md``). Example for Player 2 before round 2::
 
+        Contributions so far (units):
+        - Round 1: Player 1: 2, Player 2: 2, ..., Player 6: 2; pool after the round: 12
+        Pool so far: 12 (target: 120)
         Current round: 2 of 10
         You are Player 2. Your remaining units: 38
-        Pool so far: 12 (target: 120)
-        Contributions in earlier rounds (units):
-        - Round 1: Player 1: 2, Player 2 (you): 2, ..., Player 6: 2; pool after the round: 12
     """
     rules, state = view.rules, view.state
-    lines = [
+    lines = []
+    if not state.rounds:
+        lines.append("Contributions so far: none yet, this is the first round.")
+    else:
+        lines.append("Contributions so far (units):")
+    for number_, (contributions, pool) in enumerate(zip(state.rounds, state.pools_after()), 1):
+        seats = ", ".join(f"Player {s + 1}: {c}" for s, c in enumerate(contributions))
+        lines.append(f"- Round {number_}: {seats}; pool after the round: {pool}")
+    lines += [
+        f"Pool so far: {state.pool} (target: {rules.target})",
         f"Current round: {view.round} of {rules.n_rounds}",
         f"You are Player {view.seat + 1}. Your remaining units: {view.remaining}",
-        f"Pool so far: {state.pool} (target: {rules.target})",
     ]
-    if not state.rounds:
-        lines.append("Contributions in earlier rounds: none yet, this is the first round.")
-        return "\n".join(lines)
-    lines.append("Contributions in earlier rounds (units):")
-    for number_, (contributions, pool) in enumerate(zip(state.rounds, state.pools_after()), 1):
-        seats = ", ".join(
-            f"Player {s + 1}{' (you)' if s == view.seat else ''}: {c}" for s, c in enumerate(contributions)
-        )
-        lines.append(f"- Round {number_}: {seats}; pool after the round: {pool}")
     return "\n".join(lines)
 
 
