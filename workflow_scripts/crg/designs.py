@@ -313,7 +313,8 @@ def _check_known(lookup, name: str, where: str) -> None:
 def _probabilities(values, where: str) -> list[float]:
     _require(isinstance(values, (list, tuple)) and len(values) > 0, where, "give a non-empty list of risks in [0, 1]")
     for value in values:
-        _require(isinstance(value, (int, float)) and 0 <= value <= 1, where, f"{value!r} is not a probability in [0, 1]")
+        ok = isinstance(value, (int, float)) and 0 <= value <= 1
+        _require(ok, where, f"{value!r} is not a probability in [0, 1]")
     _require(len(set(values)) == len(values), where, "list each risk once")
     return [float(v) for v in values]
 

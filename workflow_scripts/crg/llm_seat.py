@@ -49,9 +49,9 @@ async def ask_until_valid(
         name = f"{replicate}/attempt={index}"
         response = await client.ask(asked, name, options, label=name)
         parsed = parse_contribution(response.text, response.finish_reason, options)
-        attempts.append(
-            Attempt(name, response.key, response.text, response.finish_reason, parsed.status, parsed.method, parsed.value)
-        )
+        attempts.append(Attempt(
+            name, response.key, response.text, response.finish_reason, parsed.status, parsed.method, parsed.value,
+        ))
         if parsed.status == VALID:
             break
     return tuple(attempts)

@@ -17,6 +17,7 @@ with rule_log(snakemake.log[0]) as log:
     for kind, table in tables(records).items():
         write_table(table, snakemake.output[kind])
     with open(snakemake.output.stats, "w", encoding="utf-8") as handle:
-        json.dump({"design": job.design, "lineup": job.lineup, "condition": job.condition.name, **stats}, handle, indent=1)
+        names = {"design": job.design, "lineup": job.lineup, "condition": job.condition.name}
+        json.dump({**names, **stats}, handle, indent=1)
     log.info("%s/%s/%s: %d games, %d provider calls, %d cache hits, %.1f s", job.design, job.lineup,
              job.condition.name, stats["games"], stats["calls"], stats["cache_hits"], stats["seconds"])
