@@ -44,7 +44,7 @@ CRG = {
     },
 }
 COLUMNS = ["total", "before_settlement", "after_settlement", "expected_payoff", "settlement_round", "pool"]
-# (design, lineup, condition, focal seats, player) -> per seat: total, before, after settlement,
+# (design, lineup, condition, focal seats, model) -> per seat: total, before, after settlement,
 # expected payoff, settlement round, final pool. Derivations:
 # - six 2s: pool 108 after round 9 is still open, 120 after round 10; keep 40 - 20 = 20.
 # - six 4s: pool 24 r, 120 after round 5 -> settled at 5; 20 before, 20 after; keep 0.
@@ -67,10 +67,6 @@ EXPECTED = {
     ("mixed", "splitter+giver", "base", 5, "splitter"): (20, 18, 2, 20.0, 9, 140),
     ("mixed", "splitter+giver", "base", 5, "giver"): (40, 36, 4, 0.0, 9, 140),
 }
-SEATS = {  # seats per (design, lineup, condition, focal) -> {player: count}
-    ("mixed", "splitter+giver", "base", 1): {"splitter": 1, "giver": 5},
-    ("mixed", "splitter+giver", "base", 5): {"splitter": 5, "giver": 1},
-}
 TABLES = ["decisions", "games", "questions"]
 
 
@@ -87,7 +83,7 @@ def crg_config():
 
 def key(row):
     focal = None if pd.isna(row.focal_seats) else int(row.focal_seats)
-    return (row.design, row.lineup, row.condition, focal, row.player)
+    return (row.design, row.lineup, row.condition, focal, row.model)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +108,7 @@ def test_totals_and_payoffs_match_the_hand_computed_values(ran):
     for row in games.itertuples():
         found.setdefault(key(row), set()).add(tuple(getattr(row, c) for c in COLUMNS))
     assert found == {k: {v} for k, v in EXPECTED.items()}
-    counts = games[games.design == "mixed"].groupby(["focal_seats", "player"]).size().to_dict()
+    counts = games[games.design == "mixed"].groupby(["focal_seats", "model"]).size().to_dict()
     assert counts == {(1, "giver"): 5, (1, "splitter"): 1, (5, "giver"): 1, (5, "splitter"): 5}
 
 
@@ -120,11 +116,11 @@ def test_invalid_answers_are_counted_and_kept(ran):
     """Each splitter decision had one unreadable answer: 10 per splitter seat and game; givers 0."""
     flow, _, _ = ran
     games = pd.read_parquet(flow.root / "results" / "crg" / "games.parquet")
-    assert set(games.loc[games.player == "splitter", "invalid_answers"]) == {10}
-    assert set(games.loc[games.player != "splitter", "invalid_answers"]) == {0}
+    assert set(games.loc[games.model == "splitter", "invalid_answers"]) == {10}
+    assert set(games.loc[games.model != "splitter", "invalid_answers"]) == {0}
     decisions = pd.read_parquet(flow.root / "results" / "crg" / "decisions.parquet")
     assert len(decisions) == 8 * 60  # 8 games x 6 seats x 10 rounds
-    splitter = decisions[decisions.player == "splitter"]
+    splitter = decisions[decisions.model == "splitter"]
     assert set(splitter.attempts) == {2}
     assert {tuple(a) for a in splitter.earlier_answers} == {("unreadable",)}
 

@@ -31,7 +31,7 @@ KEY = [
     ("lineup", pa.string()), ("condition", pa.string()), ("p", pa.float64()),
     ("focal_seats", pa.int8()), ("game", pa.int32()),
 ]
-SEAT = [("seat", pa.int8()), ("player", pa.string()), ("seat_kind", pa.string())]
+SEAT = [("seat", pa.int8()), ("model", pa.string()), ("seat_kind", pa.string())]
 ANSWER = [
     ("status", pa.string()), ("method", pa.string()), ("raw_answer", pa.string()),
     ("finish_reason", pa.string()), ("cache_key", pa.string()), ("attempts", pa.int16()),
@@ -82,9 +82,10 @@ def key_fields(record: GameRecord) -> dict:
 
 
 def seat_fields(record: GameRecord, seat: int) -> dict:
-    """Columns naming a seat (1-based) and who plays it."""
+    """Columns naming a seat (1-based) and who plays it: ``model`` is the model's config name or
+    ``scripted:<rule>``, ``seat_kind`` is ``llm`` or ``scripted``."""
     player = record.table.seats[seat]
-    return {"seat": seat + 1, "player": player.player, "seat_kind": player.kind}
+    return {"seat": seat + 1, "model": player.player, "seat_kind": player.kind}
 
 
 def answer_fields(attempts: Sequence[Attempt]) -> dict:
