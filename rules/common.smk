@@ -10,7 +10,7 @@ sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without
 
 from workflow_scripts.config_check import explain_validation_error, selection  # noqa: E402
 from workflow_scripts.ipd.conditions import analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
-from workflow_scripts.ipd.play import model_pairs  # noqa: E402
+from workflow_scripts.ipd.pairs import model_pairs  # noqa: E402
 from workflow_scripts.models import ConfigError  # noqa: E402
 from workflow_scripts.session import preflight  # noqa: E402
 

@@ -20,7 +20,7 @@ TREATMENTS = {"exact": "The interaction lasts {rounds} rounds.", "at_least": "Th
 
 
 def study_config(samples: int = 2) -> dict:
-    """Original (no framing), stopping probability 0.2, memory-2 and 4-round actual play."""
+    """Stopping probability 0.2 (memory-1), memory-2 and 4-round actual play."""
     return {
         "custom_providers": {"ipdscripted": "workflow_scripts.scripted:ScriptedPlayer"},
         "models": {
@@ -31,10 +31,9 @@ def study_config(samples: int = 2) -> dict:
             "samples": samples, "max_reasks": 1,
             "framings": {"none": ""}, "framing_groups": {"neutral": ["none"]},
             "experiments": {
-                "original": {"kind": "memory1", "framings": ["none"]},
                 "stopping": {"kind": "memory1", "framings": ["none"], "stopping_probabilities": [0.2]},
                 "memory2": {"kind": "memory2", "framings": ["none"]},
-                "play": {"kind": "play", "framings": ["none"], "rounds": 4, "treatments": TREATMENTS},
+                "play": {"kind": "play", "framings": ["none"], "rounds": 4, "treatments": dict(TREATMENTS)},
             },
             "analysis": {"random_opponents": 200, "tournament_references": ["ALLD"]},
         },
@@ -49,11 +48,10 @@ def check_strategies(flow):
     """tf2t answers a one-outcome prompt with its round-two entry (always L): memory-1 ALLC;
     grim_end in elicitation prompts (no known end) is GRIM (1;1,0,0,0). Memory-2: tf2t is TF2T
     entry for entry; grim_end is GRIM written as memory-2 (L only after LL)."""
-    for experiment in ("original", "stopping"):
-        strategies = read(flow, f"{experiment}/strategies.csv").set_index("model")
-        assert strategies.loc["tf2t", MEMORY1].tolist() == [1, 1, 1, 1, 1]
-        assert strategies.loc["grim_end", MEMORY1].tolist() == [1, 1, 0, 0, 0]
-        assert strategies["closest"].to_dict() == {"tf2t": "ALLC", "grim_end": "GRIM"}
+    strategies = read(flow, "stopping/strategies.csv").set_index("model")
+    assert strategies.loc["tf2t", MEMORY1].tolist() == [1, 1, 1, 1, 1]
+    assert strategies.loc["grim_end", MEMORY1].tolist() == [1, 1, 0, 0, 0]
+    assert strategies["closest"].to_dict() == {"tf2t": "ALLC", "grim_end": "GRIM"}
     memory2 = read(flow, "memory2/strategies.csv").set_index("model")
     known = known_memory2((3, 0, 5, 1))
     columns = [c for c in memory2.columns if c.startswith("p") and not c.endswith(("_low", "_high"))]
@@ -85,16 +83,17 @@ def check_classification(flow):
 
 
 def check_tournaments(flow):
-    """Disciplines original (w = 0) and stopping w = 0.2 with GRIM (grim_end), ALLC (tf2t) and the
-    reference ALLD; totals as worked out in tests/test_ipd_analyses.py: at w = 0.2 with self-play
-    GRIM 6.8, ALLC 6, ALLD 7.8; ALLD wins both disciplines of both types, GRIM shares the w = 0 win
-    with self-play (7 = 7)."""
+    """One discipline, stopping w = 0.2, with GRIM (grim_end), ALLC (tf2t) and the reference ALLD;
+    totals as worked out in tests/test_ipd_analyses.py: with self-play GRIM 3+3+0.8 = 6.8,
+    ALLC 3+3+0 = 6, ALLD 1.8+5+1 = 7.8; without GRIM 3.8, ALLC 3, ALLD 6.8: ALLD wins both types."""
     standings = read(flow, "tournaments/standings.csv").set_index(["discipline", "strategy"])
     assert standings.loc["stopping/none-w=0.2", "total_with_self"].to_dict() == pytest.approx(
         {"tf2t": 6.0, "grim_end": 6.8, "ALLD (ref.)": 7.8})
+    assert standings.loc["stopping/none-w=0.2", "total_without_self"].to_dict() == pytest.approx(
+        {"tf2t": 3.0, "grim_end": 3.8, "ALLD (ref.)": 6.8})
     wins = read(flow, "tournaments/wins.csv").set_index("strategy")
-    assert wins.loc[["tf2t", "grim_end", "ALLD (ref.)"], "wins_with_self"].tolist() == [0, 1, 2]
-    assert wins.loc[["tf2t", "grim_end", "ALLD (ref.)"], "wins_without_self"].tolist() == [0, 0, 2]
+    assert wins.loc[["tf2t", "grim_end", "ALLD (ref.)"], "wins_with_self"].tolist() == [0, 0, 1]
+    assert wins.loc[["tf2t", "grim_end", "ALLD (ref.)"], "wins_without_self"].tolist() == [0, 0, 1]
 
 
 def check_play(flow):
@@ -121,28 +120,27 @@ def stable_moves(flow) -> str:
 def test_the_study_recovers_known_strategies_classes_and_last_round_defection(workflow):
     """One run of every stage on the scripted players; then actual play is replayed from the cache.
 
-    Provider calls, counted by the scripted provider itself: elicitation 2 models x (5 + 5 + 21)
-    scenarios x 2 samples = 124, less the memory-2 round-1 prompt, which is the original
-    experiment's round-1 prompt word for word (SI §4.4) and so comes from the cache: 124 - 2 x 2 =
-    120; play 2 treatments x 3 pairs x 4 rounds x 2 seats = 48; 168 in all (every answer valid,
-    so no re-asks).
+    Provider calls, counted by the scripted provider itself: elicitation 2 models x (5 + 21)
+    scenarios x 2 samples = 104 and play 2 treatments x 3 pairs x 4 rounds x 2 seats = 48, 152 in
+    all (every answer valid, so no re-asks; no two experiments share a prompt).
     """
     flow = workflow(study_config())
     flow.run()
-    assert flow.provider_calls() == 168
+    calls = flow.provider_calls()
+    assert calls == 152
     check_strategies(flow)
     check_classification(flow)
     check_tournaments(flow)
     check_play(flow)
     for name in ("memory2/figures/memory2.pdf", "play/figures/play.png", "tournaments/figures/wins.pdf",
-                 "tournaments/figures/totals.png", "original/figures/cooperation.png", "plan.md"):
+                 "tournaments/figures/totals.png", "stopping/figures/cooperation.png", "plan.md"):
         assert (flow.root / "results/ipd" / name).stat().st_size > 0
 
     sequences_before = (flow.root / "results/ipd/play/sequences.csv").read_bytes()
     moves_before = stable_moves(flow)
     shutil.rmtree(flow.root / "results/ipd/play")
     flow.run("results/ipd/play/sequences.csv", "results/ipd/play/moves.parquet")
-    assert flow.provider_calls() == 168, "replaying the games must make zero provider calls"
+    assert flow.provider_calls() == calls, "replaying the games must make zero provider calls"
     assert (flow.root / "results/ipd/play/sequences.csv").read_bytes() == sequences_before
     assert stable_moves(flow) == moves_before
     replayed = pd.read_parquet(flow.root / "results/ipd/play/moves.parquet")
@@ -160,4 +158,24 @@ def test_paper_config_dry_runs_with_dummy_keys(workflow):
     jobs = {line.split()[0]: int(line.split()[1]) for line in done.stdout.splitlines()
             if len(line.split()) == 2 and line.split()[1].isdigit()}
     assert jobs["ipd_elicit"] == 135 and jobs["ipd_play"] == 30
+    assert flow.provider_calls() == 0 and not (flow.root / "results").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda ipd: ipd["experiments"]["stopping"].update(equal_gains_x=[1]), "ipd.experiments.stopping.equal_gains_x"),
+        (lambda ipd: ipd["analysis"].update(tournament_references=["Nobody"]), "ipd.analysis.tournament_references"),
+    ],
+    ids=["w-and-x", "unknown-reference"],
+)
+def test_bad_study_config_fails_before_any_call_naming_the_field(workflow, edit, field):
+    """A value that cannot work stops the run at start-up, names the field, makes no call."""
+    config = study_config()
+    edit(config["ipd"])
+    flow = workflow(config)
+    done = flow.run("--dry-run", check=False)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0 and field in output and "Traceback" not in output, output[-3000:]
     assert flow.provider_calls() == 0 and not (flow.root / "results").exists()

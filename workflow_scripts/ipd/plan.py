@@ -24,7 +24,7 @@ import yaml
 
 from workflow_scripts.config_check import selection
 from workflow_scripts.ipd.conditions import Condition, enabled_experiments, experiment_conditions
-from workflow_scripts.ipd.play import model_pairs, pair_models
+from workflow_scripts.ipd.pairs import model_pairs, pair_models
 from workflow_scripts.ipd.scenarios import scenarios
 
 PLAN_COLUMNS = ["model", "experiment", "kind", "conditions", "calls", "max_calls"]

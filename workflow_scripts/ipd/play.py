@@ -19,45 +19,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from itertools import combinations_with_replacement
 
 import pandas as pd
 
 from workflow_scripts.answers import VALID, parse_answer
 from workflow_scripts.elicitation import ReplayIncomplete
 from workflow_scripts.ipd.conditions import Condition
+from workflow_scripts.ipd.pairs import pair_models
 from workflow_scripts.ipd.prompts import ACTIONS, StagePayoffs, messages, play_prompt
 from workflow_scripts.query import CacheMiss
 from workflow_scripts.session import model_session
 
 log = logging.getLogger(__name__)
-PAIR_SEPARATOR = "+"
 MOVE_COLUMNS = [
     "key", "experiment", "condition", "treatment", "framing", "rounds", "pair", "game", "round", "player",
     "model", "litellm_model", "co_player", "replicate", "attempt", "raw_text", "finish_reason", "action",
     "status", "parse_method", "from_cache", "cost_usd", "latency_s",
 ]
 """One row per answer of a player in a round (every attempt kept)."""
-
-
-def model_pairs(models: list[str]) -> list[str]:
-    """Every unordered pair of models including self-pairs, in config order: 'a+a', 'a+b', ...
-
-    n models give n (n + 1) / 2 pairs (SI §5.6: 15 games per treatment for 5 models).
-    """
-    return [f"{a}{PAIR_SEPARATOR}{b}" for a, b in combinations_with_replacement(models, 2)]
-
-
-def pair_models(pair: str) -> tuple[str, str]:
-    """The two models of a pair name ('a+b' -> ('a', 'b')).
-
-    Raises:
-        ValueError: if the name is not two models joined by '+'.
-    """
-    parts = pair.split(PAIR_SEPARATOR)
-    if len(parts) != 2 or not all(parts):
-        raise ValueError(f"a pair is 'model+model', got {pair!r}")
-    return parts[0], parts[1]
 
 
 def replicate_id(treatment: str, pair: str, game: int, round_: int, player: int, attempt: int) -> str:

@@ -105,10 +105,21 @@ def markdown_document(title: str, tables: dict[str, pd.DataFrame], caption: str)
     """One Markdown document: a heading, then a captioned table per key."""
     parts = [f"# {title}\n"]
     for key, table in tables.items():
-        parts.append(f"## {SCENARIO_TITLES.get(key, key)}\n\n{caption.format(key=key)}\n")
-        flat = isinstance(table.index, pd.MultiIndex)  # one column per index level, not tuples
-        parts.append((table.reset_index().to_markdown(index=False) if flat else table.to_markdown()) + "\n")
+        parts.append(markdown_section(key, table, caption.format(key=key)))
     return "\n".join(parts)
+
+
+def markdown_section(key: str, table: pd.DataFrame, caption: str) -> str:
+    """'## heading', the caption and the table (a MultiIndex becomes one column per level)."""
+    flat = isinstance(table.index, pd.MultiIndex)
+    body = table.reset_index().to_markdown(index=False) if flat else table.to_markdown()
+    return f"## {SCENARIO_TITLES.get(key, key)}\n\n{caption}\n\n{body}\n"
+
+
+def closest_summary(strategies: pd.DataFrame) -> pd.DataFrame:
+    """Table S22 (and the notes of S23-S24): closest well-known strategy, condition x model."""
+    labels = strategies.assign(closest=strategies["closest"].fillna("").replace("", "n/a"))
+    return _pivot(labels, "condition", "model", "closest")
 
 
 def _pivot(frame: pd.DataFrame, index: str, columns: str, values: str) -> pd.DataFrame:

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from workflow_scripts.ipd.scenarios import kind_of_columns
-from workflow_scripts.ipd.tables import counts_tables, markdown_document, strategy_tables
+from workflow_scripts.ipd.tables import closest_summary, counts_tables, markdown_document, markdown_section, strategy_tables
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
@@ -29,4 +29,8 @@ with rule_log(snakemake.log[0]):
             f"{experiment}: inferred strategies (shape of Tables S12-S26)", strategy_tables(strategies),
             "`{key}`: frequency of L in bold, 95% Wilson interval in brackets; "
             "closest well-known strategy, '~' when approximate." + note,
+        ))
+        handle.write("\n" + markdown_section(
+            "closest well-known strategies (shape of Table S22)", closest_summary(strategies),
+            "The 'closest' column of every table above, condition x model.",
         ))
