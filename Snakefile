@@ -18,9 +18,11 @@ include: "rules/ipd_classify.smk"
 include: "rules/ipd_tournament.smk"
 include: "rules/ipd_figures.smk"
 include: "rules/ipd_plan.smk"
+include: "rules/crg.smk"
 
 
 rule all:
     input:
         all_targets(),
+        rules.crg_all.input,
     default_target: True

@@ -8,7 +8,7 @@ from snakemake.utils import validate
 
 sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without `pip install -e .`
 
-from workflow_scripts.config_check import explain_validation_error, selection  # noqa: E402
+from workflow_scripts.config_check import explain_validation_error, selection, study_models  # noqa: E402
 from workflow_scripts.ipd.conditions import analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
 from workflow_scripts.ipd.pairs import model_pairs  # noqa: E402
 from workflow_scripts.models import ConfigError  # noqa: E402
@@ -24,6 +24,7 @@ config["ipd"]["template_dir"] = str(Path(workflow.basedir) / config["ipd"]["temp
 
 try:
     SELECTED_MODELS, ONLY_CONDITIONS = selection(config)
+    IPD_MODELS = study_models(config, SELECTED_MODELS, "ipd")
     IPD_EXPERIMENTS = enabled_experiments(config["ipd"])
     IPD_CONDITIONS = {e: experiment_conditions(config["ipd"], e) for e in IPD_EXPERIMENTS}
     check_framing_groups(config["ipd"])
@@ -62,7 +63,7 @@ def ipd_answer_files(experiment, suffix="parquet", models=None):
     """Per model x condition answer files of one experiment."""
     return [
         f"results/ipd/{experiment}/answers/{model}/{condition}.{suffix}"
-        for model in (models or SELECTED_MODELS)
+        for model in (models or IPD_MODELS)
         for condition in ipd_condition_ids(experiment)
     ]
 
@@ -85,7 +86,7 @@ def ipd_game_files(experiment, suffix="parquet"):
     """Per pair x condition game files of a play experiment (every pair incl. self-pairs)."""
     return [
         f"results/ipd/{experiment}/games/{pair}/{condition}.{suffix}"
-        for pair in model_pairs(SELECTED_MODELS)
+        for pair in model_pairs(IPD_MODELS)
         for condition in ipd_condition_ids(experiment)
     ]
 

@@ -1,6 +1,6 @@
 # The number of calls per model and experiment of the prisoner's-dilemma study (no call is made).
 # Also from the command line: python -m workflow_scripts.ipd.plan [--configfile config/paper_ipd.yaml]
-# Needs from rules/common.smk: SELECTED_MODELS.
+# Needs from rules/common.smk: IPD_MODELS.
 
 
 localrules: ipd_plan
@@ -13,7 +13,7 @@ rule ipd_plan:
     log:
         "logs/ipd/plan.log",
     params:
-        models=SELECTED_MODELS,
+        models=IPD_MODELS,
     conda:
         "../envs/analysis.yaml"
     script:

@@ -56,15 +56,32 @@ def selection(config: dict) -> tuple[list[str], list[str]]:
     if not selected:
         raise ConfigError("models: no model is enabled; set `enabled: true` on at least one model")
     conditions = names(config.get("only_conditions"))
-    known = _all_condition_ids(config)
+    known = _all_condition_ids(config, selected)
     unknown = [c for c in conditions if c not in known]
     if unknown:
         raise ConfigError(f"only_conditions: unknown condition(s) {unknown}; known: {sorted(known)}")
     return selected, conditions
 
 
-def _all_condition_ids(config: dict) -> set[str]:
+def study_models(config: dict, selected: list[str], study: str) -> list[str]:
+    """Selected models that a study runs: all of them, or those in its optional ``<study>.models``.
+
+    Raises:
+        ConfigError: if ``<study>.models`` names a model that is not configured.
+    """
+    listed = config[study].get("models")
+    if listed is None:
+        return list(selected)
+    unknown = [m for m in listed if m not in config["models"]]
+    if unknown:
+        raise ConfigError(f"{study}.models: unknown model(s) {unknown}; configured: {sorted(config['models'])}")
+    return [m for m in selected if m in listed]
+
+
+def _all_condition_ids(config: dict, models: list[str]) -> set[str]:
+    from workflow_scripts.crg.designs import planned_jobs
     from workflow_scripts.ipd.conditions import enabled_experiments, experiment_conditions
 
     ipd = config["ipd"]
-    return {c.id for e in enabled_experiments(ipd) for c in experiment_conditions(ipd, e)}
+    ipd_ids = {c.id for e in enabled_experiments(ipd) for c in experiment_conditions(ipd, e)}
+    return ipd_ids | {job.condition.name for job in planned_jobs(config, models)}

@@ -17,13 +17,7 @@ import pandas as pd
 import pytest
 from conftest import REPO, scripted_config  # tests/conftest.py (pipeline fixtures)
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        'include: "rules/crg.smk"' not in (REPO / "Snakefile").read_text(),
-        reason="the Snakefile does not include rules/crg.smk yet",
-    ),
-]
+pytestmark = pytest.mark.slow
 
 CRG = {
     "seed": 5,

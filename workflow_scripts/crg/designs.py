@@ -194,7 +194,7 @@ def crg_settings(config: Mapping) -> dict:
         ConfigError: if ``crg`` is missing or ``games_per_cell`` / ``max_reasks`` is out of range.
     """
     if "crg" not in config:
-        raise ConfigError("config has no 'crg' section; add it (see config/crg_fragment.yaml)")
+        raise ConfigError("config has no 'crg' section; add it (see the crg section of config/config.yaml)")
     settings = {**DEFAULTS, **config["crg"]}
     _require(int(settings["games_per_cell"]) >= 1, "crg.games_per_cell", "use 1 or more games per cell")
     _require(int(settings["max_reasks"]) >= 0, "crg.max_reasks", "use 0 or more re-asks")
