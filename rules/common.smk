@@ -125,8 +125,13 @@ IPD_TOURNAMENT_FILES = ["summary.csv", "standings.csv", "matrices.csv", "wins.cs
 
 
 def all_targets():
-    """Everything `rule all` builds: answers only on partial runs, tables and figures otherwise."""
+    """Everything `rule all` builds: answers only on partial runs, tables and figures otherwise.
+
+    The IPD study builds nothing when it runs no model (ipd.models names no selected model).
+    """
     targets = []
+    if not IPD_MODELS:
+        return targets
     for experiment in IPD_EXPERIMENTS:
         if PARTIAL_RUN:
             targets += ipd_game_files(experiment) if ipd_kind(experiment) == "play" else ipd_answer_files(experiment)

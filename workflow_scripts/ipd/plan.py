@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from workflow_scripts.config_check import selection
+from workflow_scripts.config_check import selection, study_models
 from workflow_scripts.ipd.conditions import Condition, enabled_experiments, experiment_conditions
 from workflow_scripts.ipd.pairs import model_pairs, pair_models
 from workflow_scripts.ipd.scenarios import scenarios
@@ -53,10 +53,11 @@ def call_plan(config: dict, models: list[str] | None = None) -> pd.DataFrame:
 
     Args:
         config: the merged config (validated or not; defaults as in the schema).
-        models: models to plan for (default: the selection of ``enabled`` / ``only_models``).
+        models: models to plan for (default: the selected models, ``enabled`` / ``only_models``,
+            that the study runs, ``ipd.models``).
     """
     ipd = config["ipd"]
-    models = models or selection(config)[0]
+    models = models or study_models(config, selection(config)[0], "ipd")
     rows = []
     for experiment in enabled_experiments(ipd):
         rows += experiment_calls(experiment_conditions(ipd, experiment), models, int(ipd.get("max_reasks", 10)))
