@@ -30,6 +30,7 @@ so tests can count provider calls independently of the pipeline's own accounting
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import re
@@ -96,13 +97,22 @@ def answer(name: str, prompt: str, seed: int | None) -> str:
     return memory_move(strategy_of(name), history(prompt), random.Random(digest))
 
 
-class ScriptedPlayer(CustomLLM):
-    """litellm CustomLLM answering prisoner's-dilemma prompts as a scripted strategy."""
+class ScriptedLLM(CustomLLM):
+    """Base of the scripted players: a litellm CustomLLM whose answer a subclass computes.
+
+    Subclasses implement :meth:`respond`. The base wraps the answer as ``{"choice": ...}`` when
+    the request carries a ``response_format`` (as a constrained model would), and counts the call.
+    """
+
+    def respond(self, name: str, prompt: str, optional_params: dict) -> str:
+        """Answer of scripted player ``name`` (the model id after the provider prefix)."""
+        raise NotImplementedError
 
     def completion(self, model: str, messages: list, *args, **kwargs) -> litellm.ModelResponse:
         optional = kwargs.get("optional_params") or {}
-        prompt = messages[-1]["content"]
-        text = answer(model.split("/", 1)[-1], prompt, optional.get("seed"))
+        text = self.respond(model.split("/", 1)[-1], messages[-1]["content"], optional)
+        if optional.get("response_format"):
+            text = json.dumps({"choice": text})
         _count_call(model)
         return litellm.ModelResponse(
             model=model,
@@ -111,6 +121,13 @@ class ScriptedPlayer(CustomLLM):
 
     async def acompletion(self, model: str, messages: list, *args, **kwargs) -> litellm.ModelResponse:
         return self.completion(model, messages, *args, **kwargs)
+
+
+class ScriptedPlayer(ScriptedLLM):
+    """Prisoner's-dilemma prompts answered as a scripted strategy (see module docstring)."""
+
+    def respond(self, name: str, prompt: str, optional_params: dict) -> str:
+        return answer(name, prompt, optional_params.get("seed"))
 
 
 def _count_call(model: str) -> None:

@@ -8,7 +8,8 @@ import pytest
 from .helpers import prompter_for
 from workflow_scripts.crg.engine import SEED_000_RULES as RULES
 from workflow_scripts.crg.engine import GameState
-from workflow_scripts.crg.scripted_provider import CALL_LOG_ENV, CRGScriptedPlayer, answer, read_prompt
+from workflow_scripts.crg.scripted_provider import CRGScriptedPlayer, answer, read_prompt
+from workflow_scripts.scripted import CALL_LOG_ENV
 from workflow_scripts.crg.seats import SeatView
 
 

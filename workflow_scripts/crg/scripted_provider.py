@@ -25,20 +25,13 @@ calls independently of the pipeline's own accounting.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from dataclasses import dataclass
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price-map download at import
+from workflow_scripts.crg.engine import SEED_000_RULES
+from workflow_scripts.crg.scripted import scripted_rule
+from workflow_scripts.scripted import ScriptedLLM
 
-import litellm  # noqa: E402
-from litellm import CustomLLM  # noqa: E402
-
-from workflow_scripts.crg.engine import SEED_000_RULES  # noqa: E402
-from workflow_scripts.crg.scripted import scripted_rule  # noqa: E402
-
-CALL_LOG_ENV = "LLM_DILEMMAS_SCRIPTED_CALLS"  # shared with workflow_scripts.scripted (IPD)
 UNREADABLE = "unreadable"
 _ROUND = re.compile(r"^Current round: (\d+) of (\d+)$", re.MULTILINE)
 _SEAT = re.compile(r"^You are Player (\d+)\.", re.MULTILINE)
@@ -101,28 +94,9 @@ def answer(name: str, prompt: str) -> str:
     return str(rule(state.seat, state.rounds, SEED_000_RULES))
 
 
-class CRGScriptedPlayer(CustomLLM):
+class CRGScriptedPlayer(ScriptedLLM):
     """litellm CustomLLM answering collective-risk prompts by a scripted rule."""
 
-    def completion(self, model: str, messages: list, *args, **kwargs) -> litellm.ModelResponse:
+    def respond(self, name: str, prompt: str, optional_params: dict) -> str:
         """Answer the last user message (see module docstring)."""
-        optional = kwargs.get("optional_params") or {}
-        text = answer(model.split("/", 1)[-1], messages[-1]["content"])
-        if optional.get("response_format"):
-            text = json.dumps({"choice": text})
-        _count_call(model)
-        return litellm.ModelResponse(
-            model=model,
-            choices=[{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        )
-
-    async def acompletion(self, model: str, messages: list, *args, **kwargs) -> litellm.ModelResponse:
-        """Same as :meth:`completion`."""
-        return self.completion(model, messages, *args, **kwargs)
-
-
-def _count_call(model: str) -> None:
-    path = os.environ.get(CALL_LOG_ENV)
-    if path:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(model + "\n")
+        return answer(name, prompt)
