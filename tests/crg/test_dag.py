@@ -15,7 +15,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from conftest import REPO, scripted_config  # tests/conftest.py (pipeline fixtures)
+from conftest import scripted_config  # tests/conftest.py (pipeline fixtures)
 
 pytestmark = pytest.mark.slow
 

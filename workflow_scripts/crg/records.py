@@ -2,7 +2,10 @@
 
 Schemas are fixed here (pyarrow), so empty tables and merged tables always have the same
 columns, and a game replayed from the cache writes byte-identical files. Units are game units;
-seats and rounds are 1-based; ``p`` is the risk.
+seats and rounds are 1-based; ``p`` is the risk. Every table names the game (``game_id``,
+``design``, ``design_number`` 1-4, ``lineup``, ``condition``, ``p``, ``focal_seats`` for design
+4, ``game``) and, per seat, ``model`` (a model's config name, or ``scripted:<rule>``) and
+``seat_kind`` (``llm`` / ``scripted``); ``prompt_key`` is ``<template>@<sha12 of its text>``.
 
 - ``decisions``: one row per seat per round played, including the unapplied round that stopped
   an incomplete game (``applied`` false). ``contribution`` is null when no valid answer came;
