@@ -49,7 +49,7 @@ def framing_figure(estimates: pd.DataFrame, groups: dict[str, list[str]], title:
         ax.set_xticks(x, [f for _, f in order], rotation=30, ha="right", fontsize=8)
         ax.set_ylim(-0.05, 1.05)
         ax.set_ylabel(PROBABILITY_LABEL, fontsize=8)
-        ax.set_title(f"scenario {scenario_title(scenario)}", fontsize=9, loc="left")
+        ax.set_title(f"scenario {scenario_title(scenario)}", fontsize=9, loc="left", pad=14)
     axes[-1].set_xlabel("framing sentence (grouped: " + ", ".join(dict.fromkeys(g for g, _ in order)) + ")")
     legend_below(fig, *axes[0].get_legend_handles_labels())
     fig.suptitle(f"{title}: strategies under framings (95% Wilson intervals)")
