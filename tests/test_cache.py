@@ -126,3 +126,23 @@ def test_atomic_put_leaves_no_temporary_files(tmp_path):
     cache.put("ab" + "0" * 62, {"request": {}, "replicate": 0, "response": {"text": "L"}})
     assert [p.name for p in (tmp_path / "ab").iterdir()] == ["ab" + "0" * 62 + ".json"]
     assert cache.get("ab" + "0" * 62)["response"]["text"] == "L"
+
+
+def test_first_writer_wins_when_two_jobs_answer_the_same_request(tmp_path):
+    """Two jobs race on one key: the second put keeps and returns the first entry (what replay finds)."""
+    cache = ResponseCache(tmp_path)
+    key = "cd" + "1" * 62
+    first = cache.put(key, {"request": {}, "replicate": 0, "response": {"text": "L"}})
+    second = cache.put(key, {"request": {}, "replicate": 0, "response": {"text": "R"}})
+    assert second == first and cache.get(key)["response"]["text"] == "L"
+    assert [p.name for p in (tmp_path / "cd").iterdir()] == [key + ".json"]
+
+
+def test_a_damaged_entry_is_replaced_by_a_new_answer(tmp_path):
+    """A put over a damaged file stores the new entry (the damaged one is kept aside)."""
+    cache = ResponseCache(tmp_path)
+    key = "ef" + "2" * 62
+    cache.path(key).parent.mkdir(parents=True)
+    cache.path(key).write_text("{not json")
+    stored = cache.put(key, {"request": {}, "replicate": 0, "response": {"text": "R"}})
+    assert stored["response"]["text"] == "R" and cache.get(key)["response"]["text"] == "R"

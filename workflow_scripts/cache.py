@@ -83,8 +83,13 @@ class ResponseCache:
     def put(self, key: str, entry: dict) -> dict:
         """Store ``entry`` (without ``key``/``checksum``; they are added) atomically.
 
+        The first writer wins: if two jobs answered the same request at the same time, the
+        entry already in place is kept and returned, so every job reports the answer that a
+        replay will find. The file is hard-linked into place (atomic, never overwrites); on
+        filesystems without hard links it is renamed into place instead.
+
         Returns:
-            The stored entry, with ``key`` and ``checksum``.
+            The entry now stored under ``key`` (this one, or the one that was there first).
 
         Raises:
             OSError: if the cache directory cannot be written.
@@ -99,10 +104,23 @@ class ResponseCache:
                 handle.write(canonical_json(stored))
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
+            return self._publish(Path(tmp), path, key, stored)
+        finally:
             Path(tmp).unlink(missing_ok=True)
-            raise
+
+    def _publish(self, tmp: Path, path: Path, key: str, stored: dict) -> dict:
+        for _ in range(2):
+            try:
+                os.link(tmp, path)
+                return stored
+            except FileExistsError:
+                existing = self.get(key)  # a damaged file is moved aside, then we try again
+                if existing is not None:
+                    return existing
+            except OSError:  # no hard links here (some network filesystems)
+                os.replace(tmp, path)
+                return stored
+        os.replace(tmp, path)
         return stored
 
     @staticmethod

@@ -105,13 +105,20 @@ async def _ask(client, probe, replicate, options, label, missing):
         return None
 
 
-def _row(probe: Probe, replicate: int, samples: int, response, options) -> dict:
+def answer_row(response, options: Sequence[str]) -> dict:
+    """Columns every answer row has: key, raw text, parse result, cache flag, cost and latency.
+
+    Args:
+        response: a :class:`workflow_scripts.query.Response`.
+        options: the allowed answers it is parsed against.
+
+    Returns:
+        key, raw_text, finish_reason, action (None unless valid), status, parse_method,
+        from_cache, cost_usd (None when unknown), latency_s.
+    """
     parsed = parse_answer(response.text, response.finish_reason, options)
-    entry = response.entry
+    cost = response.entry.get("cost_usd")
     return {
-        "scenario": probe.scenario,
-        "replicate": replicate,
-        "reask": replicate >= samples,
         "key": response.key,
         "raw_text": response.text,
         "finish_reason": response.finish_reason,
@@ -119,6 +126,15 @@ def _row(probe: Probe, replicate: int, samples: int, response, options) -> dict:
         "status": parsed.status,
         "parse_method": parsed.method,
         "from_cache": response.from_cache,
-        "cost_usd": entry.get("cost_usd") if isinstance(entry.get("cost_usd"), float) else None,
-        "latency_s": entry.get("latency_s"),
+        "cost_usd": cost if isinstance(cost, float) else None,
+        "latency_s": response.entry.get("latency_s"),
+    }
+
+
+def _row(probe: Probe, replicate: int, samples: int, response, options) -> dict:
+    return {
+        "scenario": probe.scenario,
+        "replicate": replicate,
+        "reask": replicate >= samples,
+        **answer_row(response, options),
     }

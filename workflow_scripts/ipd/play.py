@@ -22,8 +22,8 @@ import logging
 
 import pandas as pd
 
-from workflow_scripts.answers import VALID, parse_answer
-from workflow_scripts.elicitation import ReplayIncomplete
+from workflow_scripts.answers import VALID
+from workflow_scripts.elicitation import ReplayIncomplete, answer_row
 from workflow_scripts.ipd.conditions import Condition
 from workflow_scripts.ipd.pairs import pair_models
 from workflow_scripts.ipd.prompts import ACTIONS, StagePayoffs, messages, play_prompt
@@ -88,17 +88,13 @@ class Game:
         return rows, None
 
     def _row(self, player: int, round_: int, attempt: int, replicate: str, response) -> dict:
-        parsed = parse_answer(response.text, response.finish_reason, ACTIONS)
-        cost = response.entry.get("cost_usd")
         c = self.condition
         return {
-            "key": response.key, "experiment": c.experiment, "condition": c.id, "treatment": c.treatment,
+            "experiment": c.experiment, "condition": c.id, "treatment": c.treatment,
             "framing": c.framing, "rounds": c.rounds, "pair": self.pair, "game": self.game, "round": round_,
             "player": player, "model": self.models[player], "litellm_model": self.clients[player].spec.litellm_model,
             "co_player": self.models[1 - player], "replicate": replicate, "attempt": attempt,
-            "raw_text": response.text, "finish_reason": response.finish_reason, "action": parsed.value,
-            "status": parsed.status, "parse_method": parsed.method, "from_cache": response.from_cache,
-            "cost_usd": cost if isinstance(cost, float) else None, "latency_s": response.entry.get("latency_s"),
+            **answer_row(response, ACTIONS),
         }
 
 
