@@ -43,7 +43,8 @@ class ModelSpec:
         embedded: name of the embedded model to start on loopback, or None.
         max_concurrency: calls in flight at once.
         num_retries, timeout: litellm retries with backoff (429/5xx/timeouts) and seconds per call.
-        seed_per_replicate: send ``seed + replicate`` so replicates are independent samples.
+        seed_per_replicate: send a seed derived from (seed, replicate, messages) so replicates
+            and scenarios are independent samples (:func:`derived_seed`).
     """
 
     name: str
@@ -126,7 +127,7 @@ class ModelSpec:
         """Everything sent to ``litellm.acompletion`` except transport and credentials."""
         decoding = dict(self.decoding)
         if self.seed_per_replicate and decoding.get("seed") is not None:
-            decoding["seed"] = derived_seed(int(decoding["seed"]), replicate)
+            decoding["seed"] = derived_seed(int(decoding["seed"]), replicate, messages)
         params = {"model": self.litellm_model, "messages": messages, **decoding}
         params.update(_merge_extra(self.extra, self.response_constraint(options)))
         return params
@@ -136,11 +137,13 @@ class ModelSpec:
         return {"params": params, "served_by": self.served_by or self.api_base}
 
 
-def derived_seed(seed: int, replicate: int | str) -> int:
-    """Seed of one replicate: ``seed + replicate`` for ints, a 31-bit hash for strings."""
-    if isinstance(replicate, int):
-        return seed + replicate
-    digest = hashlib.sha256(f"{seed}/{replicate}".encode()).digest()
+def derived_seed(seed: int, replicate: int | str, messages: list[dict]) -> int:
+    """Seed sent for one replicate of one request: a 31-bit hash of (seed, replicate, messages).
+
+    Distinct replicates are independent samples, and so are the same replicate index of two
+    different prompts (scenarios do not share random numbers, so their answers are not correlated).
+    """
+    digest = hashlib.sha256(f"{seed}/{replicate}/{canonical_json(messages)}".encode()).digest()
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 

@@ -70,9 +70,13 @@ def cooperation_figure(estimates: pd.DataFrame, title: str) -> plt.Figure:
         grouped_bars(ax, estimates[estimates["condition"] == condition], models, scenarios)
         ax.set_title(f"condition: {condition}", fontsize=9)
     for ax in axes:
-        ax.set_ylabel(PROBABILITY_LABEL if ax.get_subplotspec().is_first_col() else "")
+        ax.set_ylabel("P(L)" if ax.get_subplotspec().is_first_col() else "")
     legend_below(fig, *axes[0].get_legend_handles_labels())
-    fig.suptitle(f"{title}: frequency of L per scenario (95% Wilson intervals)")
+    fig.suptitle(
+        f"{title}: frequency of L per scenario (95% Wilson intervals)\n"
+        f"y: {PROBABILITY_LABEL}; scenario: previous outcome, own move first",
+        fontsize=10,
+    )
     fig.tight_layout(rect=(0, 0.1, 1, 0.95))
     return fig
 
@@ -87,5 +91,5 @@ def grouped_bars(ax, frame: pd.DataFrame, models: list[str], scenarios: list[str
         ax.bar(x + (i - (len(models) - 1) / 2) * width, part["p_L"].to_numpy(float), width,
                yerr=wilson_errors(part), capsize=2, label=model, color=colors[model])
     ax.set_xticks(x, labels or [SCENARIO_TITLES.get(s, s) for s in scenarios])
-    ax.set_xlabel("scenario (outcome: own move, co-player's move)")
+    ax.set_xlabel("scenario")
     ax.set_ylim(0, 1.05)
