@@ -79,6 +79,7 @@ def test_replay_mode_lists_what_is_missing_and_calls_nothing(workflow):
     [
         (lambda c: c["models"]["tft"]["decoding"].update(temperature=5), "models.tft.decoding.temperature"),
         (lambda c: c["models"]["tft"].update(temprature=1), "models.tft"),
+        (lambda c: c["models"]["tft"]["decoding"].update(temprature=1), "models.tft.decoding"),
         (lambda c: c["ipd"].update(samples=0), "ipd.samples"),
         (lambda c: c["ipd"]["experiments"]["original"].update(payoffs=[3, 0, 5]), "ipd.experiments.original.payoffs"),
         (lambda c: c["ipd"]["experiments"]["original"]["framings"].append("nope"), "ipd.experiments.original.framings"),
@@ -86,7 +87,7 @@ def test_replay_mode_lists_what_is_missing_and_calls_nothing(workflow):
         (lambda c: c.update(only_models="nobody"), "only_models"),
         (lambda c: c["models"]["tft"].update(extra={"api_key": "sk-live"}), "models.tft.extra.api_key"),
     ],
-    ids=["temperature", "typo", "samples", "payoffs", "framing", "missing-key", "only_models", "key-in-params"],
+    ids=["temperature", "typo", "decoding-typo", "samples", "payoffs", "framing", "missing-key", "only_models", "key-in-params"],
 )
 def test_bad_config_fails_before_any_call_naming_the_field(workflow, edit, field):
     """A bad value stops the run at start-up with the field's name; nothing is asked."""

@@ -24,7 +24,7 @@ def explain_validation_error(error: Exception) -> str:
     message = f"config error in field {field}: {cause.message}"
     if hint:
         message += f" (expected: {hint})"
-    return message + ". Fix config/config.yaml or the --config value; schema: config/schema/config.schema.yaml"
+    return message + ". Fix it in the config file(s) (config/config.yaml and any --configfile) or the --config value; schema: config/schema/config.schema.yaml"
 
 
 def names(value: str | list | None) -> list[str]:

@@ -64,10 +64,10 @@ def test_seed_scale_grid_reproduces_table_2_game_counts():
 
 
 def test_default_fragment_jobs_for_two_models():
-    """Per model: 1 self-play, 4 control, 2 scripted jobs; one pair m1+m2 with 2 splits at p = 0.5."""
+    """Per model: 1 self-play, 2 control (questions, neutral_goal), 2 scripted jobs; one pair m1+m2 with 2 splits."""
     jobs = plan_jobs(config(), ["m1", "m2"])
     assert [j.design for j in jobs].count("selfplay") == 2
-    assert [j.design for j in jobs].count("controls") == 8
+    assert [j.design for j in jobs].count("controls") == 4
     assert [j.design for j in jobs].count("scripted") == 4
     (mixed,) = [j for j in jobs if j.design == "mixed"]
     assert mixed.lineup == "m1+m2" and [c.id for c in mixed.cells] == [
@@ -154,7 +154,7 @@ def test_crg_section_matches_its_schema():
 
 
 def test_a_design_can_be_limited_to_some_models():
-    """controls.models: [m2] keeps the 4 control jobs of m2 only; a pair needs both models."""
+    """controls.models: [m2] keeps the control jobs of m2 only; a pair needs both models."""
     crg = copy.deepcopy(FRAGMENT["crg"])
     crg["designs"]["controls"]["models"] = ["m2"]
     crg["designs"]["mixed"]["models"] = ["m2", "m3"]

@@ -32,7 +32,8 @@ def panel_grid(count: int, columns: int, width: float = 3.2, height: float = 2.8
     """(figure, flat list of the first ``count`` axes) on a grid; spare axes hidden."""
     columns = max(1, min(count, columns))
     rows = math.ceil(count / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(width * columns + 1, height * rows + 1.2), squeeze=False, sharey=sharey)
+    figure_width = max(width * columns + 1, 7.5)  # room for the suptitle on single-panel figures
+    fig, axes = plt.subplots(rows, columns, figsize=(figure_width, height * rows + 1.2), squeeze=False, sharey=sharey)
     flat = list(axes.flat)
     for ax in flat[count:]:
         ax.set_visible(False)
