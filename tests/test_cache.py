@@ -84,7 +84,7 @@ def test_second_ask_comes_from_the_cache(tmp_path):
 
 def test_entry_keeps_what_the_issue_lists_and_no_key(tmp_path, monkeypatch):
     """Raw response, finish reason, usage, cost ('unknown' without a price, never 0), latency, time, version."""
-    monkeypatch.setenv("SCRIPTED_TEST_KEY", "sk-secret-value-123456789")
+    monkeypatch.setenv("SCRIPTED_TEST_KEY", "fake-secret-value-123456789")
     config = config_for(tmp_path)
     config["models"]["m"]["api_key_env"] = "SCRIPTED_TEST_KEY"
     response, _ = ask(config)
@@ -93,7 +93,7 @@ def test_entry_keeps_what_the_issue_lists_and_no_key(tmp_path, monkeypatch):
     assert entry["response"]["text"] == "L" and entry["response"]["finish_reason"] == "stop"
     assert entry["cost_usd"] == "unknown"
     assert {"usage", "latency_s", "time", "litellm_version", "checksum", "request", "replicate"} <= set(entry)
-    assert "sk-secret-value" not in path.read_text()
+    assert "fake-secret-value" not in path.read_text()
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garble_checksum", "empty"])
