@@ -10,9 +10,11 @@ sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without
 
 from workflow_scripts.config_check import explain_validation_error, selection, study_models  # noqa: E402
 from workflow_scripts.ipd.conditions import analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
-from workflow_scripts.ipd.pairs import model_pairs  # noqa: E402
-from workflow_scripts.models import ConfigError  # noqa: E402
-from workflow_scripts.session import preflight  # noqa: E402
+from workflow_scripts.ipd.pairs import model_pairs, pair_models  # noqa: E402
+from workflow_scripts.errors import ConfigError  # noqa: E402
+from workflow_scripts.ipd.prompts import kind_templates  # noqa: E402
+from workflow_scripts.llm import Runtime, preflight  # noqa: E402
+from workflow_scripts.llm.spec import answer_entry  # noqa: E402
 
 try:
     validate(config, "../config/schema/config.schema.yaml")
@@ -20,7 +22,8 @@ except WorkflowError as error:
     raise WorkflowError(explain_validation_error(error)) from None
 
 # Template folders are part of the workflow: relative paths are read from the workflow directory.
-config["ipd"]["template_dir"] = str(Path(workflow.basedir) / config["ipd"]["template_dir"])
+IPD_TEMPLATE_DIR = Path(workflow.basedir) / config["ipd"]["template_dir"]
+RUNTIME = Runtime.from_config(config).as_params()
 
 try:
     SELECTED_MODELS, ONLY_CONDITIONS = selection(config)
@@ -49,6 +52,17 @@ def ipd_condition_ids(experiment):
     """Condition ids of an experiment, restricted by only_conditions."""
     ids = [c.id for c in IPD_CONDITIONS[experiment]]
     return [c for c in ids if not ONLY_CONDITIONS or c in ONLY_CONDITIONS]
+
+
+def model_params(model, decoding=None):
+    """Everything about a model that shapes its answers, for a query job's params: its config
+    entry (schema defaults filled in), the identity of what serves it, and ``decoding`` overrides."""
+    return answer_entry(model, config["models"][model], decoding)
+
+
+def ipd_templates(experiment):
+    """Texts of the templates a job of the experiment's kind renders (a template edit reruns it)."""
+    return kind_templates(IPD_TEMPLATE_DIR, ipd_kind(experiment))
 
 
 def ipd_condition(experiment, condition):

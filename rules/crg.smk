@@ -8,6 +8,11 @@ CRG_JOBS = planned_jobs(config, SELECTED_MODELS, ONLY_CONDITIONS)
 CRG_TABLES = ["decisions", "games", "questions"]
 
 
+def crg_job(wildcards):
+    """The planned CRG job of a crg_play job's wildcards."""
+    return find_job(config, SELECTED_MODELS, wildcards.design, wildcards.lineup, wildcards.condition)
+
+
 rule crg_play:
     output:
         decisions="results/crg/{design}/{lineup}/{condition}/decisions.parquet",
@@ -20,10 +25,10 @@ rule crg_play:
         design="selfplay|controls|scripted|mixed",
         lineup="[^/]+",
     params:
-        job=lambda w: find_job(config, SELECTED_MODELS, w.design, w.lineup, w.condition).to_params(),
-        templates=lambda w: job_templates(
-            find_job(config, SELECTED_MODELS, w.design, w.lineup, w.condition), config, workflow.basedir
-        ),
+        job=lambda w: crg_job(w).to_params(),
+        templates=lambda w: job_templates(crg_job(w), config, workflow.basedir),
+        models=lambda w: {m: model_params(m, crg_job(w).condition.decoding) for m in crg_job(w).models},
+        runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.lineup.split("+")),
     conda:

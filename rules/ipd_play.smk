@@ -13,6 +13,11 @@ rule ipd_play:
         pair="[^/+]+[+][^/+]+",
     params:
         condition=lambda w: ipd_condition(w.experiment, w.condition),
+        models=lambda w: {m: model_params(m) for m in pair_models(w.pair)},
+        templates=lambda w: ipd_templates(w.experiment),
+        system_prompt=config["ipd"]["system_prompt"],
+        max_reasks=config["ipd"]["max_reasks"],
+        runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.pair.split("+")),
     conda:
@@ -23,17 +28,19 @@ rule ipd_play:
 
 rule ipd_play_merge:
     input:
-        moves=lambda w: ipd_game_files(w.experiment),
+        answers=lambda w: ipd_game_files(w.experiment),
         stats=lambda w: ipd_game_files(w.experiment, "stats.json"),
     output:
-        moves="results/ipd/{experiment}/moves.parquet",
+        answers="results/ipd/{experiment}/moves.parquet",
         stats="results/ipd/{experiment}/play_query_stats.csv",
     log:
         "logs/ipd/{experiment}/play_merge.log",
+    params:
+        table="play",
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_play_merge.py"
+        "../workflow_scripts/scripts/ipd_merge.py"
 
 
 rule ipd_play_analysis:

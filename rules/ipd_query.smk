@@ -9,6 +9,11 @@ rule ipd_elicit:
         "logs/ipd/{experiment}/{model}/{condition}.log",
     params:
         condition=lambda w: ipd_condition(w.experiment, w.condition),
+        model=lambda w: model_params(w.model),
+        templates=lambda w: ipd_templates(w.experiment),
+        system_prompt=config["ipd"]["system_prompt"],
+        max_reasks=config["ipd"]["max_reasks"],
+        runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: is_embedded(w.model),
     conda:
@@ -26,6 +31,8 @@ rule ipd_merge:
         stats="results/ipd/{experiment}/query_stats.csv",
     log:
         "logs/ipd/{experiment}/merge.log",
+    params:
+        table="elicitation",
     conda:
         "../envs/analysis.yaml"
     script:

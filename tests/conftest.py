@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+import workflow_scripts.llm  # noqa: F401  (before any test imports litellm: no price-map download)
+
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 CALL_LOG_ENV = "LLM_DILEMMAS_SCRIPTED_CALLS"

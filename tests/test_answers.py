@@ -2,7 +2,7 @@
 
 import pytest
 
-from workflow_scripts.answers import ParsedAnswer, parse_answer
+from workflow_scripts.llm import ParsedAnswer, parse_answer
 
 LR = ("L", "R")
 CRG = ("0", "2", "4")

@@ -8,8 +8,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import REPO
-from workflow_scripts.answers import STATUSES, VALID, parse_answer
-from workflow_scripts.session import model_session
+from workflow_scripts.llm import STATUSES, VALID, Request, Runtime, open_models, parse_answer
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
@@ -44,7 +43,7 @@ def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
     assert set(answers.loc[answers["status"] == VALID, "action"]) <= {"L", "R"}
     assert (flow.root / "results/ipd/original/figures/cooperation.png").exists()
     assert llama_servers() == servers_before, "the server must be stopped when the job ends"
-    server_log = flow.root / "logs/servers/gemma3-270m.log"
+    server_log = flow.root / "logs/servers/gemma3-270m-q4-k-m.log"
     size = server_log.stat().st_size
 
     shutil.rmtree(flow.root / "results")
@@ -56,14 +55,14 @@ def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
 
 def test_json_schema_constrained_answers_parse(tmp_path):
     """answer_format json_schema: llama.cpp honours {"type": "json_object", "schema": enum}."""
-    config = {"cache": {"dir": str(tmp_path / "cache")}, "embedded": {"model_dir": MODEL_DIR},
-              "models": {"g": embedded_entry("json_schema")}}
+    runtime = Runtime(str(tmp_path / "cache"), embedded={"model_dir": MODEL_DIR, "n_ctx": 2048, "threads": 2},
+                      log_dir=str(tmp_path / "logs"))
     messages = [{"role": "user", "content": "Do you choose L or R? Give only the character as output."}]
 
-    async def two_answers(client):
-        return [await client.ask(messages, r, ("L", "R")) for r in range(2)]
+    async def two_answers(model):
+        return [await model.complete(Request(messages, r, ("L", "R"))) for r in range(2)]
 
-    with model_session(config, "g", log_dir=tmp_path / "logs") as client:
-        answers = asyncio.run(two_answers(client))
+    with open_models({"g": embedded_entry("json_schema")}, runtime) as session:
+        answers = asyncio.run(two_answers(session.models["g"]))
     parsed = [parse_answer(a.text, a.finish_reason, ("L", "R")) for a in answers]
     assert all(p.status == VALID and p.method == "lenient" for p in parsed), [a.text for a in answers]

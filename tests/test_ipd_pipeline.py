@@ -16,7 +16,7 @@ from workflow_scripts.ipd.known import known_memory2
 from workflow_scripts.ipd.plan import merged_config
 
 MEMORY1 = ["p0", "pLL", "pLR", "pRL", "pRR"]
-TREATMENTS = {"exact": "The interaction lasts {rounds} rounds.", "at_least": "The interaction lasts at least {rounds} rounds."}
+TREATMENTS = {"exact": "The interaction lasts $rounds rounds.", "at_least": "The interaction lasts at least $rounds rounds."}
 
 
 def study_config(samples: int = 2) -> dict:

@@ -6,7 +6,7 @@ from workflow_scripts.gametheory import memory as mem
 from workflow_scripts.ipd.conditions import analysis_settings, check_experiment, experiment_conditions
 from workflow_scripts.ipd.prompts import StagePayoffs, user_prompt
 from workflow_scripts.ipd.scenarios import scenarios, strategy_columns
-from workflow_scripts.models import ConfigError
+from workflow_scripts.errors import ConfigError
 
 STANDARD = StagePayoffs.of((3, 0, 5, 1))
 

@@ -117,7 +117,7 @@ def test_actual_play_round_3_prompt_matches_si_4_6():
         "the other agent got 3 point(s). In round 2, you chose L, the other agent chose R. Therefore in "
         "round 2, you got 0 point(s) and the other agent got 5 point(s). This is Round 3. " + QUESTION
     )
-    treatments = {"exact": "The interaction lasts {rounds} rounds."}
+    treatments = {"exact": "The interaction lasts $rounds rounds."}
     condition = experiment_conditions(ipd_config(kind="play", treatments=treatments), "e")[0]
     assert condition.horizon == "The interaction lasts 10 rounds." and condition.rounds == 10
     assert play_prompt(["LL", "LR"], StagePayoffs.of(condition.payoffs), "", condition.horizon) == expected
@@ -130,7 +130,7 @@ def test_actual_play_round_1_prompt_matches_si_4_6_at_least_treatment():
         "You are in an interaction with another agent. The interaction lasts at least 10 rounds. "
         + RULES_3051 + " This is round 1. " + QUESTION
     )
-    treatments = {"at_least": "The interaction lasts at least {rounds} rounds."}
+    treatments = {"at_least": "The interaction lasts at least $rounds rounds."}
     condition = experiment_conditions(ipd_config(kind="play", treatments=treatments), "e")[0]
     assert condition.id == "none-at_least"
     assert play_prompt([], StagePayoffs.of(condition.payoffs), "", condition.horizon) == expected

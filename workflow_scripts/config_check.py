@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workflow_scripts.models import ConfigError
+from workflow_scripts.errors import ConfigError
 
 
 def explain_validation_error(error: Exception) -> str:

@@ -35,8 +35,7 @@ import os
 import random
 import re
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network fetch at import (NOTES.md)
-
+import workflow_scripts.llm  # noqa: F401  (first: litellm works offline, see its docstring)
 import litellm  # noqa: E402
 import numpy as np  # noqa: E402
 from litellm import CustomLLM  # noqa: E402
@@ -97,6 +96,12 @@ def answer(name: str, prompt: str, seed: int | None) -> str:
     return memory_move(strategy_of(name), history(prompt), random.Random(digest))
 
 
+def user_text(messages: list[dict]) -> str:
+    """The user turns of a conversation joined by blank lines: the question, and after a re-ask
+    the note that quotes the unreadable answer (what a scripted player reads)."""
+    return "\n\n".join(m["content"] for m in messages if m["role"] == "user")
+
+
 class ScriptedLLM(CustomLLM):
     """Base of the scripted players: a litellm CustomLLM whose answer a subclass computes.
 
@@ -110,7 +115,7 @@ class ScriptedLLM(CustomLLM):
 
     def completion(self, model: str, messages: list, *args, **kwargs) -> litellm.ModelResponse:
         optional = kwargs.get("optional_params") or {}
-        text = self.respond(model.split("/", 1)[-1], messages[-1]["content"], optional)
+        text = self.respond(model.split("/", 1)[-1], user_text(messages), optional)
         if optional.get("response_format"):
             text = json.dumps({"choice": text})
         _count_call(model)

@@ -1,4 +1,4 @@
-"""Helpers of the CRG tests: an in-memory query client that answers like a scripted model."""
+"""Helpers of the CRG tests: an in-memory model that answers like a scripted one."""
 
 from __future__ import annotations
 
@@ -7,45 +7,52 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from workflow_scripts.crg.prompts import Prompter, load_templates
+from workflow_scripts.crg.prompts import Prompter
 from workflow_scripts.crg.scripted_provider import answer
+from workflow_scripts.llm import Completion, Request, load_templates
+from workflow_scripts.scripted import user_text
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE_DIR = REPO / "config" / "prompts" / "crg"
 
 
 @dataclass(frozen=True)
-class FakeResponse:
-    key: str
-    text: str
-    finish_reason: str | None
-    from_cache: bool
+class FakeSpec:
+    """What the re-ask policy reads of a model's spec."""
+
+    name: str
+    litellm_model: str
+    answer_format: str = "free_text"
 
 
 class FakeClient:
-    """Stands in for ``QueryClient``: a dict cache keyed by messages, replicate and options.
+    """Stands in for a wrapped model of the LLM layer: a dict cache keyed by messages, replicate
+    and options.
 
-    Answers come from ``scripted_provider.answer(name, prompt)``, i.e. from the rendered prompt.
-    With ``replay=True`` a miss raises LookupError, like the real client's CacheMiss.
+    Answers come from ``scripted_provider.answer(name, prompt)``, the prompt being the user turns of
+    the conversation (as :class:`workflow_scripts.scripted.ScriptedLLM` reads them). With
+    ``replay=True`` a miss is a failed completion and no call, like the layer's replay mode.
     """
 
     def __init__(self, name: str, cache: dict | None = None, replay: bool = False):
+        self.spec = FakeSpec(name, f"fake/{name}")
         self.name, self.replay = name, replay
         self.cache = {} if cache is None else cache
         self.calls = 0
-        self.replicates: list[str] = []
+        self.replicates: list = []
 
-    async def ask(self, messages, replicate, options, label=""):
-        document = json.dumps([self.name, messages, replicate, list(options)], sort_keys=True)
+    async def complete(self, request: Request) -> Completion:
+        document = json.dumps([self.name, list(request.messages), request.replicate, list(request.options)],
+                              sort_keys=True)
         key = hashlib.sha256(document.encode()).hexdigest()
-        self.replicates.append(replicate)
+        self.replicates.append(request.replicate)
         if key in self.cache:
-            return FakeResponse(key, self.cache[key], "stop", True)
+            return Completion(key, self.cache[key], "stop", from_cache=True)
         if self.replay:
-            raise LookupError(f"not in cache: {replicate}")
+            return Completion(key, "", None, failure="not in cache", retryable=True)
         self.calls += 1
-        self.cache[key] = answer(self.name, messages[-1]["content"])
-        return FakeResponse(key, self.cache[key], "stop", False)
+        self.cache[key] = answer(self.name, user_text(request.messages))
+        return Completion(key, self.cache[key], "stop")
 
 
 def prompter_for(template: str = "base", system: str | None = None) -> Prompter:

@@ -8,7 +8,7 @@ import yaml
 
 from .helpers import REPO
 from workflow_scripts.crg.designs import Job, find_job, job_templates, plan_jobs, planned_jobs, with_decoding
-from workflow_scripts.models import ConfigError
+from workflow_scripts.errors import ConfigError
 
 FRAGMENT = {"crg": yaml.safe_load((REPO / "config" / "config.yaml").read_text())["crg"]}
 for _design in FRAGMENT["crg"]["designs"].values():  # the default's model lists name real models

@@ -15,6 +15,7 @@ from workflow_scripts.crg.engine import SEED_000_RULES as RULES
 from workflow_scripts.crg.engine import GameState
 from workflow_scripts.crg.prompts import Prompter, percent
 from workflow_scripts.crg.seats import SeatView
+from workflow_scripts.llm.choice import reask_messages
 
 STATE = """Contributions so far (units):
 - Round 1: Player 1: 2, Player 2: 0, Player 3: 4, Player 4: 2, Player 5: 2, Player 6: 0; pool after the round: 10
@@ -164,14 +165,15 @@ Answer with exactly one of: A, B, C."""
 
 
 def test_reask_quotes_the_unreadable_answer_once():
-    """A re-ask is the original prompt plus the quoted previous answer, then the answer line."""
+    """A re-ask (the layer's one policy) is the conversation so far, the unreadable answer as the
+    assistant's turn, and the reask template quoting it with the answer line."""
     prompter = prompter_for("no_hint")
     first = prompter.decision(view())
-    again = prompter.reask(first, "  maybe five?  ", ("0", "2", "4"))
-    assert again[0]["content"] == EXPECTED["no_hint"].replace(
-        f"\n\n{ANSWER}",
-        f'\n\nYour previous answer could not be read as one of the allowed answers. Your previous answer was: "maybe five?"\n\n{ANSWER}',
-    )
+    again = reask_messages(first, "  maybe five?  ", ("0", "2", "4"), prompter.reask_note)
+    assert again[:2] == first + [{"role": "assistant", "content": "maybe five?"}]
+    assert again[2] == {"role": "user", "content": (
+        'Your previous answer could not be read as one of the allowed answers. Your previous answer was: '
+        f'"maybe five?"\n\n{ANSWER}')}
 
 
 def test_first_round_state_and_system_message():

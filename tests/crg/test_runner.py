@@ -99,7 +99,7 @@ def test_crg_sentence_answers_count_as_lenient():
     records = play(job(games=1), {"m": FakeClient("text:I will put 2 units into the pool.")})
     assert records[0].outcome.pool == 120
     decisions = tables(records)["decisions"].to_pylist()
-    assert {d["method"] for d in decisions} == {"lenient_crg"}
+    assert {d["parse_method"] for d in decisions} == {"lenient_crg"}
 
 
 def test_replay_from_seed_and_cache_is_byte_identical_with_zero_calls():
@@ -130,11 +130,11 @@ def test_seat_order_is_shuffled_per_game_and_stored():
 
 
 def test_replicates_name_game_seat_round_and_attempt():
-    """Every call's replicate is unique and says where it belongs."""
+    """Every question's replicate is unique and says where it belongs (re-asks add /reask=i)."""
     client = FakeClient("exact_split")
     play(job(games=2, p=(0.1,)), {"m": client})
     assert len(set(client.replicates)) == 120
-    assert "crg/seed=11/selfplay/m/c/p=0.1/game=1/seat=6/round=10/attempt=0" in client.replicates
+    assert "crg/seed=11/selfplay/m/c/p=0.1/game=1/seat=6/round=10" in client.replicates
 
 
 def test_value_questions_are_stored_and_do_not_change_the_game():

@@ -50,7 +50,7 @@ def test_scripted_seat_is_a_seat():
     seat = ScriptedSeat("always_4")
     view = SeatView(RULES, 0.5, 0, GameState(RULES))
     decision = asyncio.run(seat.decide(view))
-    assert (decision.contribution, decision.status, decision.attempts) == (4, "valid", ())
+    assert (decision.contribution, decision.status, decision.answer) == (4, "valid", None)
     assert asyncio.run(seat.answer_questions(view)) == []
     assert (seat.player, seat.kind) == ("scripted:always_4", "scripted")
 

@@ -5,6 +5,9 @@ import asyncio
 import litellm
 import pytest
 
+from workflow_scripts.llm.choice import reask_messages
+from workflow_scripts.scripted import user_text
+
 from .helpers import prompter_for
 from workflow_scripts.crg.engine import SEED_000_RULES as RULES
 from workflow_scripts.crg.engine import GameState
@@ -33,8 +36,9 @@ def test_answers_by_rule():
     assert answer("always_4", prompt()) == "4"
     assert answer("text:**4**", prompt()) == "**4**"
     assert answer("reask:always_0", prompt()) == "unreadable"
-    reasked = prompter_for("neutral").reask([{"role": "user", "content": prompt()}], "unreadable", ("0", "2", "4"))
-    assert answer("reask:always_0", reasked[0]["content"]) == "0"
+    note = prompter_for("neutral").reask_note
+    reasked = reask_messages([{"role": "user", "content": prompt()}], "unreadable", ("0", "2", "4"), note)
+    assert answer("reask:always_0", user_text(reasked)) == "0"
     with pytest.raises(ValueError, match="not a collective-risk prompt"):
         answer("always_0", "Hello")
 

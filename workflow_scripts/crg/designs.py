@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from workflow_scripts.crg.engine import SEED_000_RULES
-from workflow_scripts.crg.prompts import REASK_TEMPLATE, load_templates, number
+from workflow_scripts.crg.prompts import REASK_TEMPLATE, number
 from workflow_scripts.crg.questions import value_question
 from workflow_scripts.crg.scripted import scripted_rule
-from workflow_scripts.models import ConfigError
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.llm.templates import load_templates
 
 DESIGNS = {"selfplay": 1, "controls": 2, "scripted": 3, "mixed": 4}
 PAIR_SEPARATOR = "+"
@@ -245,7 +246,8 @@ def job_templates(job: Job, config: Mapping, basedir: str | Path = ".") -> dict[
     directory = Path(crg_settings(config)["template_dir"])
     if not directory.is_absolute():
         directory = Path(basedir) / directory
-    return load_templates(directory, job.template_names())
+    field = f"crg.designs.{job.design}.conditions.{job.condition.name}.template (templates in crg.template_dir)"
+    return load_templates(directory, job.template_names(), field)
 
 
 def find_job(config: Mapping, models: Sequence[str], design: str, lineup: str, condition: str) -> Job:

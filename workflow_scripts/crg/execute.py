@@ -1,48 +1,38 @@
-"""Run one CRG job against real model sessions: open a client per model, play, count (ours).
+"""Run one CRG job through the LLM layer: the job's models, its games, their counts (ours).
 
-This is the only CRG module that touches the query layer's sessions; the runner itself only
-needs objects with an ``ask`` coroutine.
+This is the only CRG module that opens models; the runner itself only needs objects with a
+``complete`` coroutine (:class:`workflow_scripts.llm.LanguageModel`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import time
 from typing import Mapping
 
-from workflow_scripts.crg.designs import Job, with_decoding
+from workflow_scripts.crg.designs import Job
 from workflow_scripts.crg.prompts import Prompter
-from workflow_scripts.crg.runner import GameRecord, play_job
-from workflow_scripts.session import model_session
+from workflow_scripts.crg.engine import SEED_000_RULES
+from workflow_scripts.crg.runner import SCRIPTED_PREFIX, GameRecord, play_job
+from workflow_scripts.llm import Runtime
+from workflow_scripts.llm.session import run_with_models
 
 
-def run_job(config: Mapping, job: Job, prompter: Prompter) -> tuple[list[GameRecord], dict]:
-    """Play every cell of ``job`` with a session per model; return the games and query counts.
+def run_job(job: Job, prompter: Prompter, entries: Mapping[str, Mapping], runtime: Runtime) -> tuple[list[GameRecord], dict]:
+    """Play every cell of ``job``; return the games and the per-model query counts.
 
-    The condition's ``decoding`` overrides each model's decoding parameters (design 2 decoding
-    controls); they are part of every cache key.
-
-    Returns:
-        (records in cell then game order, {"calls", "cache_hits", "games", "seconds"}).
+    Args:
+        entries: the job's model entries, the condition's decoding already applied (design 2
+            decoding controls; part of every cache key).
 
     Raises:
-        workflow_scripts.query.CacheMiss: in replay mode, for an answer not in the cache.
-        workflow_scripts.query.PermanentQueryError: if a provider rejects the requests.
+        ReplayIncomplete, JobIncomplete, PermanentQueryError: see :func:`run_with_models`.
     """
-    with contextlib.ExitStack() as stack:
-        clients = {}
-        for model in job.models:
-            model_config = with_decoding(config, model, job.condition.decoding)
-            clients[model] = stack.enter_context(model_session(model_config, model))
-        started = time.perf_counter()
-        records = asyncio.run(play_job(job, clients, prompter))
-        seconds = time.perf_counter() - started
-    stats = {
-        "calls": sum(c.stats.calls for c in clients.values()),
-        "cache_hits": sum(c.stats.cache_hits for c in clients.values()),
-        "games": len(records),
-        "seconds": round(seconds, 3),
-    }
-    return records, stats
+    label = f"crg/{job.design}/{job.lineup}/{job.condition.name}"
+    return run_with_models(entries, runtime, label, lambda models: play_job(job, models, prompter),
+                           planned=planned_decisions(job))
 
+
+def planned_decisions(job: Job) -> int:
+    """Model decisions the job asks for if every game runs to the end (re-asks and value questions
+    not included)."""
+    seats = {cell: sum(not p.startswith(SCRIPTED_PREFIX) for p in job.players(cell)) for cell in job.cells}
+    return sum(cell.games * seats[cell] * SEED_000_RULES.n_rounds for cell in job.cells)

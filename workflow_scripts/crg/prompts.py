@@ -4,32 +4,30 @@ A template is plain text with ``$name`` placeholders (:class:`string.Template`; 
 literal dollar). Every prompt is one user message, stateless: the condition's template (rules,
 risk, hint, ...) with the game state inserted at ``$state``, and a final answer line written
 here so that every condition asks for the answer in the same words:
-``Answer with exactly one of: 0, 2, 4.`` A re-ask repeats the prompt with the unreadable
-previous answer quoted (template ``reask``); a value question appends its template's text to the
-condition's prompt. The placeholders and the state block are documented in
-``config/prompts/crg/README.md``.
+``Answer with exactly one of: 0, 2, 4.`` A re-ask (the one policy of
+:func:`workflow_scripts.llm.choice.ask_choice`) adds the unreadable answer and the ``reask``
+template quoting it; a value question appends its template's text to the condition's prompt.
+Templates are checked by :class:`workflow_scripts.llm.templates.TemplateSet`. The placeholders and
+the state block are documented in ``config/prompts/crg/README.md``.
 """
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
-from pathlib import Path
-from string import Template
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from workflow_scripts.crg.engine import Rules
+from workflow_scripts.crg.questions import QUESTIONS
 from workflow_scripts.crg.seats import SeatView
+from workflow_scripts.llm.choice import REASK_FIELDS
+from workflow_scripts.llm.templates import PromptTemplate, TemplateError, TemplateSet
 
-TEMPLATE_SUFFIX = ".txt"
 REASK_TEMPLATE = "reask"
-PREVIOUS_ANSWER_CHARS = 200
 RULE_FIELDS = (
     "players", "others", "endowment", "rounds", "actions", "max_action", "target",
     "fair_share", "fair_share_per_round", "p_percent", "keep_percent",
 )
 CONDITION_FIELDS = RULE_FIELDS + ("state",)
-REASK_FIELDS = ("previous",)
 
 
 def number(value: float) -> str:
@@ -101,44 +99,6 @@ def render_state(view: SeatView) -> str:
     return "\n".join(lines)
 
 
-def template_key(text: str) -> str:
-    """Short identity of a template's text (first 12 hex chars of its SHA-256)."""
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def load_templates(directory: str | Path, names: Sequence[str]) -> dict[str, str]:
-    """Read ``<directory>/<name>.txt`` for each name.
-
-    Raises:
-        ValueError: naming the missing file and the config field ``crg.template_dir``.
-    """
-    texts = {}
-    for name in names:
-        path = Path(directory) / f"{name}{TEMPLATE_SUFFIX}"
-        if not path.is_file():
-            raise ValueError(
-                f"prompt template {name!r} not found at {path}; add the file or fix the template "
-                f"name in the crg config (templates live in crg.template_dir)"
-            )
-        texts[name] = path.read_text(encoding="utf-8")
-    return texts
-
-
-def checked_template(name: str, text: str, allowed: Sequence[str]) -> Template:
-    """``text`` as a Template whose placeholders are all in ``allowed``.
-
-    Raises:
-        ValueError: naming the template and its unknown or malformed placeholders.
-    """
-    template = Template(text)
-    if not template.is_valid():
-        raise ValueError(f"prompt template {name!r} has a malformed placeholder (use $$ for a dollar)")
-    unknown = sorted(set(template.get_identifiers()) - set(allowed))
-    if unknown:
-        raise ValueError(f"prompt template {name!r} uses unknown placeholders {unknown}; known: {list(allowed)}")
-    return template
-
-
 @dataclass(frozen=True)
 class Prompter:
     """Builds the messages of one condition.
@@ -146,34 +106,41 @@ class Prompter:
     Attributes:
         template_name: the condition's template (e.g. ``base``).
         texts: template texts by name; must hold ``template_name``, ``reask`` and the templates
-            of any question asked.
+            of any value question asked (:data:`workflow_scripts.crg.questions.QUESTIONS`); any
+            other text is checked as a condition template.
         system: optional system message put before every prompt, or None.
 
     Raises:
-        ValueError: if a needed template is missing or uses an unknown placeholder.
+        TemplateError: if a needed template is missing or uses an unknown placeholder.
     """
 
     template_name: str
     texts: Mapping[str, str]
     system: str | None = None
+    templates: TemplateSet = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        for name in (self.template_name, REASK_TEMPLATE):
-            if name not in self.texts:
-                raise ValueError(f"prompt template {name!r} missing; have {sorted(self.texts)}")
-        checked_template(self.template_name, self.texts[self.template_name], CONDITION_FIELDS)
-        checked_template(REASK_TEMPLATE, self.texts[REASK_TEMPLATE], REASK_FIELDS)
+        questions = {q.template for q in QUESTIONS.values()}
+        fields = {name: RULE_FIELDS if name in questions else CONDITION_FIELDS for name in self.texts}
+        fields[REASK_TEMPLATE] = REASK_FIELDS
+        object.__setattr__(self, "templates", TemplateSet(self.texts, fields))
+        missing = [name for name in (self.template_name, REASK_TEMPLATE) if name not in self.texts]
+        if missing:
+            raise TemplateError(f"prompt template(s) {missing} missing; have {sorted(self.texts)}")
 
     @property
     def key(self) -> str:
         """Prompt key stored with every decision: ``<template>@<sha12 of its text>``."""
-        return f"{self.template_name}@{template_key(self.texts[self.template_name])}"
+        return self.templates.key(self.template_name)
+
+    @property
+    def reask_note(self) -> PromptTemplate:
+        """The re-ask note of :func:`workflow_scripts.llm.choice.ask_choice`."""
+        return self.templates[REASK_TEMPLATE]
 
     def body(self, view: SeatView) -> str:
         """The condition's text for this view, without the answer line."""
-        fields = {**rule_fields(view.rules, view.p), "state": render_state(view)}
-        template = checked_template(self.template_name, self.texts[self.template_name], CONDITION_FIELDS)
-        return template.substitute(fields).strip()
+        return self.templates.render(self.template_name, **rule_fields(view.rules, view.p), state=render_state(view))
 
     def decision(self, view: SeatView) -> list[dict]:
         """Messages asking for this round's contribution."""
@@ -183,21 +150,10 @@ class Prompter:
         """Messages asking one value question (its template appended to the condition's text).
 
         Raises:
-            ValueError: if the question template is missing or uses an unknown placeholder.
+            TemplateError: if the question template is missing.
         """
-        if question_template not in self.texts:
-            raise ValueError(f"question template {question_template!r} missing; have {sorted(self.texts)}")
-        text = checked_template(question_template, self.texts[question_template], RULE_FIELDS)
-        asked = text.substitute(rule_fields(view.rules, view.p)).strip()
+        asked = self.templates.render(question_template, **rule_fields(view.rules, view.p))
         return self._messages(f"{self.body(view)}\n\n{asked}\n\n{answer_line(options)}")
-
-    def reask(self, messages: list[dict], previous: str | None, options: Sequence[str]) -> list[dict]:
-        """``messages`` again, with the unreadable previous answer quoted before the answer line."""
-        quoted = (previous or "").strip()[:PREVIOUS_ANSWER_CHARS]
-        note = checked_template(REASK_TEMPLATE, self.texts[REASK_TEMPLATE], REASK_FIELDS)
-        prompt = messages[-1]["content"].rsplit("\n\n", 1)[0]
-        extra = note.substitute(previous=quoted).strip()
-        return messages[:-1] + [{"role": "user", "content": f"{prompt}\n\n{extra}\n\n{answer_line(options)}"}]
 
     def _messages(self, content: str) -> list[dict]:
         system = [{"role": "system", "content": self.system}] if self.system else []

@@ -10,11 +10,14 @@ seats and rounds are 1-based; ``p`` is the risk. Every table names the game (``g
 - ``decisions``: one row per seat per round played, including the unapplied round that stopped
   an incomplete game (``applied`` false). ``contribution`` is null when no valid answer came;
   ``settled_before`` says the outcome was already settled before the round (a contribution
-  made then is *after settlement*); earlier unreadable answers are kept in ``earlier_answers``.
+  made then is *after settlement*). The answer columns are the LLM layer's
+  (:data:`workflow_scripts.llm.records.ANSWER_FIELDS`, the same in every study): earlier
+  unreadable answers are kept in ``earlier_answers``; a scripted seat's row has status valid,
+  parse method ``scripted`` and no model call.
 - ``games``: one row per seat per game; game-level columns repeat on the six rows of a game
   (so means over rows weight every game equally). Result columns are null for incomplete
   games (``complete`` false, ``incomplete_reason`` set).
-- ``questions``: one row per value question asked.
+- ``questions``: one row per value question asked (``answer`` is the option answered).
 """
 
 from __future__ import annotations
@@ -23,25 +26,20 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from workflow_scripts.crg.designs import DESIGNS
 from workflow_scripts.crg.runner import GameRecord, RoundPlay
-from workflow_scripts.crg.seats import VALID, Attempt
+from workflow_scripts.llm import VALID, answer_record, records, scripted_record
 
 KEY = [
     ("game_id", pa.string()), ("design", pa.string()), ("design_number", pa.int8()),
     ("lineup", pa.string()), ("condition", pa.string()), ("p", pa.float64()),
     ("focal_seats", pa.int8()), ("game", pa.int32()),
 ]
-SEAT = [("seat", pa.int8()), ("model", pa.string()), ("seat_kind", pa.string())]
-ANSWER = [
-    ("status", pa.string()), ("method", pa.string()), ("raw_answer", pa.string()),
-    ("finish_reason", pa.string()), ("cache_key", pa.string()), ("attempts", pa.int16()),
-    ("earlier_answers", pa.list_(pa.string())), ("earlier_statuses", pa.list_(pa.string())),
-]
-DECISIONS = pa.schema(
-    KEY + [("round", pa.int8())] + SEAT + [("prompt_key", pa.string())] + ANSWER + [
+SEAT = [("seat", pa.int8()), ("seat_kind", pa.string())]
+"""Seat columns; who plays the seat is the answer columns' ``model``."""
+DECISIONS = records.schema(
+    KEY + [("round", pa.int8())] + SEAT + [("prompt_key", pa.string())] + [
         ("contribution", pa.int8()), ("pool_before", pa.int16()), ("remaining_before", pa.int16()),
         ("settled_before", pa.bool_()), ("applied", pa.bool_()),
     ]
@@ -50,7 +48,7 @@ GAMES = pa.schema(
     KEY + [
         ("game_seed", pa.int64()), ("seat_seed", pa.int64()), ("catastrophe_draw", pa.float64()),
         ("prompt_key", pa.string()),
-    ] + SEAT + [
+    ] + SEAT + [("model", pa.string())] + [
         ("complete", pa.bool_()), ("incomplete_reason", pa.string()), ("rounds_played", pa.int8()),
         ("pool", pa.int16()), ("target_reached", pa.bool_()), ("settlement_round", pa.int8()),
         ("catastrophe", pa.bool_()), ("total", pa.int16()), ("before_settlement", pa.int16()),
@@ -58,19 +56,18 @@ GAMES = pa.schema(
         ("invalid_answers", pa.int16()),
     ]
 )
-QUESTIONS = pa.schema(
+QUESTIONS = records.schema(
     KEY + [("round", pa.int8())] + SEAT + [("prompt_key", pa.string())] + [
         ("question", pa.string()), ("options", pa.list_(pa.string())), ("correct_answer", pa.string()),
         ("answer", pa.string()), ("correct", pa.bool_()),
-    ] + ANSWER
+    ]
 )
 SCHEMAS = {"decisions": DECISIONS, "games": GAMES, "questions": QUESTIONS}
-SORT = [("design_number", "ascending"), ("lineup", "ascending"), ("condition", "ascending"),
-        ("p", "ascending"), ("focal_seats", "ascending"), ("game", "ascending")]
+SORT = ["design_number", "lineup", "condition", "p", "focal_seats", "game"]
 SORT_BY = {
-    "decisions": SORT + [("round", "ascending"), ("seat", "ascending")],
-    "games": SORT + [("seat", "ascending")],
-    "questions": SORT + [("round", "ascending"), ("seat", "ascending"), ("question", "ascending")],
+    "decisions": SORT + ["round", "seat"],
+    "games": SORT + ["seat"],
+    "questions": SORT + ["round", "seat", "question"],
 }
 
 
@@ -85,23 +82,14 @@ def key_fields(record: GameRecord) -> dict:
 
 
 def seat_fields(record: GameRecord, seat: int) -> dict:
-    """Columns naming a seat (1-based) and who plays it: ``model`` is the model's config name or
-    ``scripted:<rule>``, ``seat_kind`` is ``llm`` or ``scripted``."""
-    player = record.table.seats[seat]
-    return {"seat": seat + 1, "model": player.player, "seat_kind": player.kind}
+    """Columns naming a seat (1-based) and its kind (``llm`` or ``scripted``)."""
+    return {"seat": seat + 1, "seat_kind": record.table.seats[seat].kind}
 
 
-def answer_fields(attempts: Sequence[Attempt]) -> dict:
-    """Columns of the last attempt, plus the earlier ones kept verbatim (nulls if no attempt)."""
-    if not attempts:
-        return {"status": VALID, "method": "scripted", "raw_answer": None, "finish_reason": None,
-                "cache_key": None, "attempts": 0, "earlier_answers": [], "earlier_statuses": []}
-    last = attempts[-1]
-    return {
-        "status": last.status, "method": last.method, "raw_answer": last.raw,
-        "finish_reason": last.finish_reason, "cache_key": last.cache_key, "attempts": len(attempts),
-        "earlier_answers": [a.raw for a in attempts[:-1]], "earlier_statuses": [a.status for a in attempts[:-1]],
-    }
+def answer_fields(record: GameRecord, seat: int, answer) -> dict:
+    """The answer columns of a seat's question: the model's answer, or a scripted seat's row
+    (``model`` is then ``scripted:<rule>``)."""
+    return answer_record(answer) if answer is not None else scripted_record(record.table.seats[seat].player)
 
 
 def decision_rows(record: GameRecord) -> list[dict]:
@@ -112,8 +100,8 @@ def decision_rows(record: GameRecord) -> list[dict]:
         for seat, decision in enumerate(play.decisions):
             rows.append({
                 **key_fields(record), "round": play.before.next_round, **seat_fields(record, seat),
-                "prompt_key": record.template if decision.attempts else None,
-                **answer_fields(decision.attempts), "contribution": decision.contribution,
+                "prompt_key": record.template if decision.answer is not None else None,
+                **answer_fields(record, seat, decision.answer), "contribution": decision.contribution,
                 "pool_before": play.before.pool, "remaining_before": play.before.remaining(seat),
                 "settled_before": play.before.settled(), "applied": applied,
             })
@@ -121,7 +109,8 @@ def decision_rows(record: GameRecord) -> list[dict]:
 
 
 def _invalid_answers(rounds: Iterable[RoundPlay], seat: int) -> int:
-    return sum(a.status != VALID for play in rounds for a in play.decisions[seat].attempts)
+    answers = [play.decisions[seat].answer for play in rounds]
+    return sum(a.parsed.status != VALID for answer in answers if answer is not None for a in answer.attempts)
 
 
 def game_rows(record: GameRecord) -> list[dict]:
@@ -135,7 +124,7 @@ def game_rows(record: GameRecord) -> list[dict]:
     rows = []
     for seat in range(len(record.table.seats)):
         result = _result_fields(record, seat)
-        rows.append({**game, **seat_fields(record, seat), **result,
+        rows.append({**game, **seat_fields(record, seat), "model": record.table.seats[seat].player, **result,
                      "invalid_answers": _invalid_answers(record.rounds, seat)})
     return rows
 
@@ -164,9 +153,9 @@ def question_rows(record: GameRecord) -> list[dict]:
             rows.append({
                 **key_fields(record), "round": play.before.next_round, **seat_fields(record, seat),
                 "prompt_key": record.template, "question": answer.question, "options": list(answer.options),
-                "correct_answer": answer.correct, "answer": answer.answer,
-                "correct": None if answer.answer is None else answer.answer == answer.correct,
-                **answer_fields(answer.attempts),
+                "correct_answer": answer.correct, "answer": answer.value,
+                "correct": None if answer.value is None else answer.value == answer.correct,
+                **answer_fields(record, seat, answer.answer),
             })
     return rows
 
@@ -174,19 +163,12 @@ def question_rows(record: GameRecord) -> list[dict]:
 ROWS = {"decisions": decision_rows, "games": game_rows, "questions": question_rows}
 
 
-def tables(records: Sequence[GameRecord]) -> dict[str, pa.Table]:
+def tables(games: Sequence[GameRecord]) -> dict[str, pa.Table]:
     """The three tables of a list of games, sorted (see :data:`SORT_BY`)."""
-    out = {}
-    for kind, rows_of in ROWS.items():
-        rows = [row for record in records for row in rows_of(record)]
-        out[kind] = pa.Table.from_pylist(rows, schema=SCHEMAS[kind]).sort_by(SORT_BY[kind])
-    return out
-
-
-def write_table(table: pa.Table, path: str | Path) -> None:
-    """Write one table as parquet (deterministic bytes for equal tables)."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, str(path))
+    return {
+        kind: records.table([row for record in games for row in rows_of(record)], SCHEMAS[kind], SORT_BY[kind])
+        for kind, rows_of in ROWS.items()
+    }
 
 
 def merge(kind: str, paths: Sequence[str | Path]) -> pa.Table:
@@ -195,12 +177,4 @@ def merge(kind: str, paths: Sequence[str | Path]) -> pa.Table:
     Raises:
         ValueError: if a file's columns differ from the schema of ``kind``.
     """
-    schema = SCHEMAS[kind]
-    parts = []
-    for path in paths:
-        table = pq.read_table(str(path))
-        if not table.schema.equals(schema):
-            raise ValueError(f"{path}: columns differ from the {kind} schema; rerun the job that wrote it")
-        parts.append(table)
-    merged = pa.concat_tables(parts) if parts else schema.empty_table()
-    return merged.sort_by(SORT_BY[kind])
+    return records.merge(paths, SCHEMAS[kind], SORT_BY[kind])

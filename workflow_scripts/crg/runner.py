@@ -20,10 +20,11 @@ from typing import Mapping, Sequence
 
 from workflow_scripts.crg.designs import Cell, Job
 from workflow_scripts.crg.engine import SEED_000_RULES, GameState, Outcome, Rules, catastrophe_draw, outcome
-from workflow_scripts.crg.llm_seat import AskClient, LLMSeat
+from workflow_scripts.crg.llm_seat import LLMSeat
 from workflow_scripts.crg.prompts import Prompter
 from workflow_scripts.crg.scripted import ScriptedSeat
 from workflow_scripts.crg.seats import Decision, QuestionAnswer, Seat, SeatView
+from workflow_scripts.llm import LanguageModel
 
 SCRIPTED_PREFIX = "scripted:"
 log = logging.getLogger(__name__)
@@ -85,7 +86,7 @@ def seat_order(players: Sequence[str], seat_seed: int) -> list[str]:
     return order
 
 
-def build_table(job: Job, cell: Cell, game: int, clients: Mapping[str, AskClient], prompter: Prompter) -> Table:
+def build_table(job: Job, cell: Cell, game: int, clients: Mapping[str, LanguageModel], prompter: Prompter) -> Table:
     """The seats of one game: the job's players in a per-game shuffled order.
 
     Raises:
@@ -118,7 +119,7 @@ def failure_reason(play: RoundPlay) -> str | None:
     failed = [(s, d) for s, d in enumerate(play.decisions) if not d.valid]
     if not failed:
         return None
-    parts = [f"seat {s + 1} {d.status} after {len(d.attempts)} attempts" for s, d in failed]
+    parts = [f"seat {s + 1} {d.status} after {len(d.answer.attempts)} attempts" for s, d in failed]
     return f"round {play.before.next_round}: " + "; ".join(parts)
 
 
@@ -143,7 +144,7 @@ async def play_game(
     return GameRecord(cell, game, game_seed, draw, table, tuple(rounds), state, settled, reason, template)
 
 
-async def play_cell(job: Job, cell: Cell, clients: Mapping[str, AskClient], prompter: Prompter) -> list[GameRecord]:
+async def play_cell(job: Job, cell: Cell, clients: Mapping[str, LanguageModel], prompter: Prompter) -> list[GameRecord]:
     """All games of one cell, concurrently; records in game order."""
     games = [
         play_game(cell, g, cell.game_seed(job.seed, g), build_table(job, cell, g, clients, prompter), prompter.key)
@@ -152,7 +153,7 @@ async def play_cell(job: Job, cell: Cell, clients: Mapping[str, AskClient], prom
     return list(await asyncio.gather(*games))
 
 
-async def play_job(job: Job, clients: Mapping[str, AskClient], prompter: Prompter) -> list[GameRecord]:
+async def play_job(job: Job, clients: Mapping[str, LanguageModel], prompter: Prompter) -> list[GameRecord]:
     """Every cell of a job, one cell after another; records in cell then game order."""
     records: list[GameRecord] = []
     for cell in job.cells:

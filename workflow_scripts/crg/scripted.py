@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from workflow_scripts.crg.engine import Rules, is_settled
-from workflow_scripts.crg.seats import VALID, Decision, QuestionAnswer, SeatView
+from workflow_scripts.crg.seats import Decision, QuestionAnswer, SeatView
+from workflow_scripts.llm import VALID
 
 History = Sequence[Sequence[int]]
 Rule = Callable[[int, History, Rules], int]

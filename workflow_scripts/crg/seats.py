@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from workflow_scripts.crg.engine import GameState, Rules
-
-VALID = "valid"
+from workflow_scripts.llm import Answer
 
 
 @dataclass(frozen=True)
@@ -43,41 +42,18 @@ class SeatView:
 
 
 @dataclass(frozen=True)
-class Attempt:
-    """One question put to a model and its parsed answer.
-
-    Attributes:
-        replicate: the replicate string of the call (unique per game, seat, round, attempt).
-        cache_key: cache key of the call (hex).
-        raw: raw answer text as received.
-        finish_reason: provider's finish reason, or None.
-        status: ``valid``, ``invalid``, ``empty``, ``truncated`` or ``refused``.
-        method: ``strict``, ``lenient`` or ``lenient_crg`` when valid, else None.
-        value: the option answered (a string from the options), or None.
-    """
-
-    replicate: str
-    cache_key: str
-    raw: str | None
-    finish_reason: str | None
-    status: str
-    method: str | None
-    value: str | None
-
-
-@dataclass(frozen=True)
 class Decision:
     """A seat's contribution for one round.
 
     Attributes:
         contribution: units given, or None when no valid answer came within the re-ask limit.
         status: status of the last attempt (``valid`` for scripted seats).
-        attempts: every model call made for it, in order (empty for scripted seats).
+        answer: the model's answer with every attempt (None for scripted seats).
     """
 
     contribution: int | None
     status: str
-    attempts: tuple[Attempt, ...] = ()
+    answer: Answer | None = None
 
     @property
     def valid(self) -> bool:
@@ -93,17 +69,17 @@ class QuestionAnswer:
         question: question id (see :mod:`workflow_scripts.crg.questions`).
         options: allowed answers.
         correct: the correct option at this risk and these rules.
-        answer: the option answered, or None.
+        value: the option answered, or None.
         status: status of the last attempt.
-        attempts: every model call made for it.
+        answer: the model's answer with every attempt.
     """
 
     question: str
     options: tuple[str, ...]
     correct: str
-    answer: str | None
+    value: str | None
     status: str
-    attempts: tuple[Attempt, ...]
+    answer: Answer
 
 
 class Seat(Protocol):

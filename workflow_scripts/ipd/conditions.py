@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from workflow_scripts.ipd.prompts import number
-from workflow_scripts.models import ConfigError
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.llm.templates import PromptTemplate, TemplateError
 
 KINDS = ("memory1", "memory2", "one_shot", "play")
 STANDARD_PAYOFFS = (3, 0, 5, 1)
@@ -104,11 +105,20 @@ def _variants(spec: dict) -> list[tuple[str, dict]]:
     if spec["kind"] == "play":
         rounds = int(spec.get("rounds", 10))
         return [
-            (f"-{name}", {"treatment": name, "horizon": sentence.format(rounds=rounds),
+            (f"-{name}", {"treatment": name, "horizon": treatment_template(name, sentence).render(rounds=rounds),
                           "rounds": rounds, "games": int(spec.get("games", 1))})
             for name, sentence in spec["treatments"].items()
         ]
     return [("", {})]
+
+
+def treatment_template(name: str, sentence: str) -> PromptTemplate:
+    """The horizon sentence of a play treatment, with its one placeholder ``$rounds`` (SI §4.6).
+
+    Raises:
+        TemplateError: a malformed or unknown placeholder.
+    """
+    return PromptTemplate(f"treatment {name}", sentence, ("rounds",))
 
 
 def equal_gains_payoffs(x: float) -> tuple[float, float, float, float]:
@@ -122,7 +132,7 @@ def check_experiment(ipd: dict, experiment: str) -> None:
     Raises:
         ConfigError: naming ``ipd.experiments.<name>.<field>``: an unknown framing; both
             ``payoffs`` and ``equal_gains_x``; a variant list on a kind it does not fit;
-            play without ``treatments`` or a treatment without ``{rounds}``; play fields on
+            play without ``treatments`` or a treatment without ``$rounds``; play fields on
             an elicitation kind; a reserved experiment name.
     """
     spec, field = ipd["experiments"][experiment], f"ipd.experiments.{experiment}"
@@ -151,10 +161,14 @@ def _check_fields(spec: dict, field: str) -> None:
             raise ConfigError(f"{field}.equal_gains_x: only for elicitation kinds, not play")
         if not spec.get("treatments"):
             raise ConfigError(f"{field}.treatments: kind play needs treatments, e.g. "
-                              "{exact: 'The interaction lasts {rounds} rounds.'}")
+                              "{exact: 'The interaction lasts $rounds rounds.'}")
         for name, sentence in spec["treatments"].items():
-            if "{rounds}" not in sentence:
-                raise ConfigError(f"{field}.treatments.{name}: the sentence needs the placeholder {{rounds}}")
+            try:
+                template = treatment_template(name, sentence)
+            except TemplateError as error:
+                raise ConfigError(f"{field}.treatments.{name}: {error}") from None
+            if "rounds" not in template.placeholders:
+                raise ConfigError(f"{field}.treatments.{name}: the sentence needs the placeholder $rounds")
     else:
         for play_field in ("treatments", "rounds", "games"):
             if play_field in spec:

@@ -1,58 +1,81 @@
 """Strategy elicitation of seed 001 (SI §4.1-4.5): one job = one model x experiment x condition.
 
 Every scenario of the condition's kind (memory-1, memory-2, one-shot; see
-:mod:`workflow_scripts.ipd.scenarios`) is asked until it has n valid answers (SI §5: n = 50).
+:mod:`workflow_scripts.ipd.scenarios`) is asked ``samples`` times (SI §5: 50); replicate
+r = 0..samples-1 is one question, asked through the one re-ask policy of
+:func:`workflow_scripts.llm.choice.ask_choice` (an unreadable answer is quoted and asked again up
+to ``max_reasks`` times). Every question is one row of the answers table; the share of L among
+its valid answers estimates the strategy entry (:mod:`workflow_scripts.ipd.estimates`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
-import pandas as pd
+import pyarrow as pa
 
-from workflow_scripts.elicitation import Probe, elicit
 from workflow_scripts.ipd.conditions import Condition
-from workflow_scripts.ipd.prompts import ACTIONS, StagePayoffs, messages, user_prompt
+from workflow_scripts.ipd.prompts import ACTIONS, StagePayoffs, messages, templates, user_prompt
 from workflow_scripts.ipd.scenarios import scenarios
-from workflow_scripts.session import model_session
+from workflow_scripts.llm import TemplateSet, answer_record, ask_choice, records
 
-ANSWER_COLUMNS = [
-    "key", "model", "litellm_model", "experiment", "condition", "framing", "scenario", "replicate",
-    "reask", "raw_text", "finish_reason", "action", "status", "parse_method", "from_cache",
-    "cost_usd", "latency_s",
+STUDY_FIELDS = [
+    ("experiment", pa.string()), ("condition", pa.string()), ("framing", pa.string()),
+    ("scenario", pa.string()), ("replicate", pa.int32()), ("action", pa.string()),
 ]
+SCHEMA = records.schema(STUDY_FIELDS)
+SORT_BY = ["model", "experiment", "condition", "scenario", "replicate"]
 
 
-def probes(condition: Condition, system_prompt: str, template_dir: str | None = None) -> list[Probe]:
-    """The scenarios of ``condition`` (5, 21 or 1 by its kind) as chat messages (SI §2, §4.1-4.5)."""
+@dataclass(frozen=True)
+class Probe:
+    """One scenario to elicit: its name and the chat messages that ask it."""
+
+    scenario: str
+    messages: list
+
+
+def probes(condition: Condition, system_prompt: str, texts: TemplateSet | None = None) -> list[Probe]:
+    """The scenarios of ``condition`` (5, 21 or 1 by its kind) as chat messages (SI §2, §4.1-4.5).
+
+    Args:
+        texts: the templates (default: the default template folder's).
+    """
+    texts = texts or templates()
     payoffs = StagePayoffs.of(condition.payoffs)
     return [
         Probe(s, messages(system_prompt, user_prompt(
-            s, payoffs, condition.framing_text, condition.horizon, template_dir, condition.kind, condition.w,
+            s, payoffs, condition.framing_text, condition.horizon, texts, condition.kind, condition.w,
         )))
         for s in scenarios(condition.kind)
     ]
 
 
-def run_condition(config: dict, model: str, condition: Condition, log_dir: str = "logs/servers") -> tuple[pd.DataFrame, dict]:
-    """Elicit the strategy of ``model`` under ``condition`` (every scenario of its kind).
+async def elicit(model, condition: Condition, asked: list[Probe], max_reasks: int, texts: TemplateSet) -> list[dict]:
+    """Ask every probe ``condition.samples`` times; one row per question (nothing dropped).
 
     Returns:
-        (answers, stats): one row per answer (columns ``ANSWER_COLUMNS``; nothing dropped)
-        and the job's query counts (provider calls, cache hits, cost).
+        Rows with the study columns of :data:`STUDY_FIELDS` and the answer columns
+        (:data:`workflow_scripts.llm.records.ANSWER_FIELDS`).
 
     Raises:
-        ReplayIncomplete, PermanentQueryError, EmbeddedModelError: see their modules.
+        PermanentQueryError: if the provider rejects the model's requests.
     """
-    ipd = config["ipd"]
-    asked = probes(condition, ipd.get("system_prompt", ""), ipd.get("template_dir"))
-    label = f"{model}/{condition.experiment}/{condition.id}"
-    with model_session(config, model, log_dir=log_dir) as client:
-        rows = asyncio.run(elicit(client, asked, condition.samples, int(ipd.get("max_reasks", 0)), ACTIONS, label))
-        stats = {"model": model, "experiment": condition.experiment, "condition": condition.id, **client.stats.as_dict()}
-        litellm_model = client.spec.litellm_model
-    answers = pd.DataFrame(rows).assign(
-        model=model, litellm_model=litellm_model, experiment=condition.experiment,
-        condition=condition.id, framing=condition.framing,
-    )
-    return answers.reindex(columns=ANSWER_COLUMNS), stats
+    note = texts["reask"]
+    label = f"{model.spec.name}/{condition.experiment}/{condition.id}"
+
+    async def one(probe: Probe, replicate: int) -> dict:
+        answer = await ask_choice(model, probe.messages, ACTIONS, replicate, max_reasks, note,
+                                  f"{label} {probe.scenario}")
+        return {
+            "experiment": condition.experiment, "condition": condition.id, "framing": condition.framing,
+            "scenario": probe.scenario, "replicate": replicate, "action": answer.value, **answer_record(answer),
+        }
+
+    return list(await asyncio.gather(*(one(p, r) for p in asked for r in range(condition.samples))))
+
+
+def elicitation_table(rows: list[dict]) -> pa.Table:
+    """The answers table of one job (schema :data:`SCHEMA`), sorted."""
+    return records.table(rows, SCHEMA, SORT_BY)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.answers import STATUSES, VALID
+from workflow_scripts.llm import STATUSES, VALID
 from workflow_scripts.ipd import known
 from workflow_scripts.ipd.prompts import StagePayoffs
 from workflow_scripts.ipd.scenarios import scenarios, strategy_column

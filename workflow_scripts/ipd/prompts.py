@@ -11,14 +11,16 @@ placeholders: config/prompts/ipd/README.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
+
+from workflow_scripts.llm.choice import REASK_FIELDS
+from workflow_scripts.llm.templates import TemplateSet, load_templates
+from workflow_scripts.schema import SCHEMA_PATH, config_schema
 
 ACTIONS = ("L", "R")
 OUTCOMES = ("LL", "LR", "RL", "RR")
 MEMORY1_SCENARIOS = ("round1",) + OUTCOMES
-DEFAULT_TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "config" / "prompts" / "ipd"
 
 
 @dataclass(frozen=True)
@@ -53,38 +55,81 @@ def number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-@lru_cache(maxsize=None)
-def template(name: str, template_dir: str | None = None) -> str:
-    """Text of template ``name`` (``rules``, ``round1``, ``previous_round``).
+PAYOFF_FIELDS = ("a_LL", "a_LR", "a_RL", "a_RR")
+OUTCOME_FIELDS = ("x", "y", "a_xy", "a_yx")
+TEMPLATE_FIELDS = {
+    "rules": ("horizon",) + PAYOFF_FIELDS,
+    "stopping": ("w",),
+    "round1": (),
+    "previous_round": OUTCOME_FIELDS,
+    "second_round": OUTCOME_FIELDS,
+    "two_rounds": ("x1", "y1", "x2", "y2", "a_x1y1", "a_y1x1", "a_x2y2", "a_y2x2"),
+    "one_shot_rules": PAYOFF_FIELDS,
+    "one_shot": (),
+    "play_history": ("k",) + OUTCOME_FIELDS,
+    "play_first_round": (),
+    "play_later_round": ("n",),
+    "reask": REASK_FIELDS,
+}
+"""Every IPD template (``<template_dir>/<name>.txt``) and the placeholders it may use."""
+KIND_TEMPLATES = {
+    "memory1": ("rules", "stopping", "round1", "previous_round", "reask"),
+    "memory2": ("rules", "stopping", "round1", "second_round", "two_rounds", "reask"),
+    "one_shot": ("one_shot_rules", "one_shot", "reask"),
+    "play": ("rules", "play_history", "play_first_round", "play_later_round", "reask"),
+}
+"""The templates a job of each kind renders: only their texts reach its params, so editing one
+template reruns exactly the jobs of the kinds that use it."""
+
+
+def templates(texts: Mapping[str, str] | None = None) -> TemplateSet:
+    """The IPD templates from ``texts`` (by name), checked; default: every template of the
+    default template folder (``ipd.template_dir``'s default in the config schema).
 
     Raises:
-        FileNotFoundError: naming the missing file.
+        TemplateError: an unknown name, or a template with an unknown or malformed placeholder.
     """
-    folder = Path(template_dir) if template_dir else DEFAULT_TEMPLATE_DIR
-    return (folder / f"{name}.txt").read_text(encoding="utf-8").strip()
+    if texts is None:
+        texts = load_templates(default_template_dir(), list(TEMPLATE_FIELDS), "ipd.template_dir")
+    return TemplateSet(texts, TEMPLATE_FIELDS)
 
 
-def rules(payoffs: StagePayoffs, horizon: str, template_dir: str | None = None, w: float | None = None) -> str:
+def default_template_dir() -> Path:
+    """The template folder named by the schema's default of ``ipd.template_dir``."""
+    default = config_schema()["$defs"]["ipd"]["properties"]["template_dir"]["default"]
+    return SCHEMA_PATH.parents[2] / default
+
+
+def kind_templates(directory: str | Path, kind: str) -> dict[str, str]:
+    """Texts of the templates a job of ``kind`` renders, read from ``directory``.
+
+    Raises:
+        TemplateError: naming ``ipd.template_dir`` and the missing file.
+    """
+    return load_templates(directory, KIND_TEMPLATES[kind], "ipd.template_dir")
+
+
+def rules(payoffs: StagePayoffs, horizon: str, texts: TemplateSet, w: float | None = None) -> str:
     """The rules paragraph of SI §4.1 with the stage payoffs and the horizon sentence.
 
     With a stopping probability ``w`` the sentence of SI §4.2 ("After each round the
     interaction ends with probability w.") follows the horizon sentence.
     """
     if w is not None:
-        horizon = f"{horizon} {template('stopping', template_dir).format(w=number(w))}"
-    return template("rules", template_dir).format(horizon=horizon, **_payoff_values(payoffs))
+        horizon = f"{horizon} {texts.render('stopping', w=number(w))}"
+    return texts.render("rules", horizon=horizon, **_payoff_values(payoffs))
 
 
-def one_shot_rules(payoffs: StagePayoffs, template_dir: str | None = None) -> str:
+def one_shot_rules(payoffs: StagePayoffs, texts: TemplateSet) -> str:
     """The rules of the one-shot game (SI §4.5): no rounds, 'no further interaction'."""
-    return template("one_shot_rules", template_dir).format(**_payoff_values(payoffs))
+    return texts.render("one_shot_rules", **_payoff_values(payoffs))
 
 
 def _payoff_values(payoffs: StagePayoffs) -> dict[str, str]:
     return {k: number(v) for k, v in payoffs.__dict__.items()}
 
 
-def outcome_sentence(name: str, outcome: str, payoffs: StagePayoffs, template_dir: str | None = None, **extra) -> str:
+def outcome_sentence(name: str, outcome: str, payoffs: StagePayoffs, texts: TemplateSet, **extra) -> str:
     """Template ``name`` filled with one outcome: moves {x} {y} and points {a_xy} {a_yx}.
 
     Args:
@@ -92,12 +137,12 @@ def outcome_sentence(name: str, outcome: str, payoffs: StagePayoffs, template_di
         extra: further placeholders (the round number {k} of SI §4.6).
     """
     own, other = outcome
-    return template(name, template_dir).format(
-        x=own, y=other, a_xy=number(payoffs.payoff(own, other)), a_yx=number(payoffs.payoff(other, own)), **extra
+    return texts.render(
+        name, x=own, y=other, a_xy=number(payoffs.payoff(own, other)), a_yx=number(payoffs.payoff(other, own)), **extra
     )
 
 
-def situation(scenario: str, payoffs: StagePayoffs, template_dir: str | None = None, kind: str = "memory1") -> str:
+def situation(scenario: str, payoffs: StagePayoffs, texts: TemplateSet, kind: str = "memory1") -> str:
     """The scenario sentences of one elicitation prompt.
 
     - memory-1 (SI §4.1): ``round1``, or the previous round's outcome ``XY``;
@@ -109,24 +154,24 @@ def situation(scenario: str, payoffs: StagePayoffs, template_dir: str | None = N
         ValueError: for a scenario that the kind does not have.
     """
     if scenario == "round1" and kind in ("memory1", "memory2"):
-        return template("round1", template_dir)
+        return texts.render("round1")
     if kind == "memory1" and scenario in OUTCOMES:
-        return outcome_sentence("previous_round", scenario, payoffs, template_dir)
+        return outcome_sentence("previous_round", scenario, payoffs, texts)
     if kind == "memory2" and scenario in OUTCOMES:
-        return outcome_sentence("second_round", scenario, payoffs, template_dir)
+        return outcome_sentence("second_round", scenario, payoffs, texts)
     if kind == "memory2" and len(scenario) == 5 and {scenario[:2], scenario[3:]} <= set(OUTCOMES) and scenario[2] == "_":
-        return _two_rounds(scenario[:2], scenario[3:], payoffs, template_dir)
+        return _two_rounds(scenario[:2], scenario[3:], payoffs, texts)
     if kind == "one_shot" and scenario == "one_shot":
-        return template("one_shot", template_dir)
+        return texts.render("one_shot")
     raise ValueError(f"unknown {kind} scenario {scenario!r}")
 
 
-def _two_rounds(last: str, before: str, payoffs: StagePayoffs, template_dir: str | None) -> str:
+def _two_rounds(last: str, before: str, payoffs: StagePayoffs, texts: TemplateSet) -> str:
     """SI §4.4 later rounds; the co-player's points of the previous round are a_{y-1 x-1}."""
     (x1, y1), (x2, y2) = last, before
     points = {f"a_{a}{b}": number(payoffs.payoff(a, b)) for a in ACTIONS for b in ACTIONS}
-    return template("two_rounds", template_dir).format(
-        x1=x1, y1=y1, x2=x2, y2=y2,
+    return texts.render(
+        "two_rounds", x1=x1, y1=y1, x2=x2, y2=y2,
         a_x1y1=points[f"a_{x1}{y1}"], a_y1x1=points[f"a_{y1}{x1}"],
         a_x2y2=points[f"a_{x2}{y2}"], a_y2x2=points[f"a_{y2}{x2}"],
     )
@@ -137,7 +182,7 @@ def user_prompt(
     payoffs: StagePayoffs,
     framing: str = "",
     horizon: str = "Your interaction is over several rounds.",
-    template_dir: str | None = None,
+    texts: TemplateSet | None = None,
     kind: str = "memory1",
     w: float | None = None,
 ) -> str:
@@ -145,9 +190,11 @@ def user_prompt(
 
     SI §4.1 (memory-1), §4.2 (``w``: stopping probability sentence), §4.3 (payoffs),
     §4.4 (``kind="memory2"``) and §4.5 (``kind="one_shot"``: its own rules, no horizon).
+    ``texts``: the templates (default: :func:`templates`).
     """
-    head = one_shot_rules(payoffs, template_dir) if kind == "one_shot" else rules(payoffs, horizon, template_dir, w)
-    parts = [head, framing.strip(), situation(scenario, payoffs, template_dir, kind)]
+    texts = texts or templates()
+    head = one_shot_rules(payoffs, texts) if kind == "one_shot" else rules(payoffs, horizon, texts, w)
+    parts = [head, framing.strip(), situation(scenario, payoffs, texts, kind)]
     return " ".join(part for part in parts if part)
 
 
@@ -156,7 +203,7 @@ def play_prompt(
     payoffs: StagePayoffs,
     framing: str = "",
     horizon: str = "The interaction lasts 10 rounds.",
-    template_dir: str | None = None,
+    texts: TemplateSet | None = None,
 ) -> str:
     """User prompt of actual play (SI §4.6) in round len(history) + 1.
 
@@ -165,13 +212,15 @@ def play_prompt(
             (own move first, e.g. 'LR' = this player L, the co-player R).
         horizon: the treatment sentence ("The interaction lasts 10 rounds." or "... at
             least 10 rounds.").
+        texts: the templates (default: :func:`templates`).
     """
-    past = [outcome_sentence("play_history", o, payoffs, template_dir, k=k) for k, o in enumerate(history, start=1)]
+    texts = texts or templates()
+    past = [outcome_sentence("play_history", o, payoffs, texts, k=k) for k, o in enumerate(history, start=1)]
     if history:
-        question = template("play_later_round", template_dir).format(n=len(history) + 1)
+        question = texts.render("play_later_round", n=len(history) + 1)
     else:
-        question = template("play_first_round", template_dir)
-    parts = [rules(payoffs, horizon, template_dir), framing.strip(), *past, question]
+        question = texts.render("play_first_round")
+    parts = [rules(payoffs, horizon, texts), framing.strip(), *past, question]
     return " ".join(part for part in parts if part)
 
 

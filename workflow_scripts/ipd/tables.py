@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from workflow_scripts.answers import STATUSES, VALID
+from workflow_scripts.llm import STATUSES, VALID
 from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS
 from workflow_scripts.ipd.scenarios import MEMORY2_SCENARIOS, kind_of_columns, scenario_title, strategy_column, strategy_columns

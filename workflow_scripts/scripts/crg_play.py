@@ -5,19 +5,20 @@ import json
 from workflow_scripts.crg.designs import Job
 from workflow_scripts.crg.execute import run_job
 from workflow_scripts.crg.prompts import Prompter
-from workflow_scripts.crg.records import tables, write_table
+from workflow_scripts.crg.records import tables
+from workflow_scripts.llm import Runtime, records
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 
 with rule_log(snakemake.log[0]) as log:
-    job = Job.from_params(snakemake.params.job)
-    prompter = Prompter(job.condition.template, snakemake.params.templates, job.system_prompt)
-    records, stats = run_job(snakemake.config, job, prompter)
-    for kind, table in tables(records).items():
-        write_table(table, snakemake.output[kind])
+    params = snakemake.params
+    job = Job.from_params(params.job)
+    prompter = Prompter(job.condition.template, params.templates, job.system_prompt)
+    games, counts = run_job(job, prompter, params.models, Runtime(**params.runtime))
+    for kind, table in tables(games).items():
+        records.write_table(table, snakemake.output[kind])
     with open(snakemake.output.stats, "w", encoding="utf-8") as handle:
         names = {"design": job.design, "lineup": job.lineup, "condition": job.condition.name}
-        json.dump({**names, **stats}, handle, indent=1)
-    log.info("%s/%s/%s: %d games, %d provider calls, %d cache hits, %.1f s", job.design, job.lineup,
-             job.condition.name, stats["games"], stats["calls"], stats["cache_hits"], stats["seconds"])
+        json.dump([{**names, "model": model, **count} for model, count in counts.items()], handle, indent=1)
+    log.info("%s/%s/%s: %d games", job.design, job.lineup, job.condition.name, len(games))

@@ -3,15 +3,26 @@
 import json
 
 from workflow_scripts.ipd.conditions import Condition
-from workflow_scripts.ipd.elicit import run_condition
+from workflow_scripts.ipd.elicit import elicit, elicitation_table, probes
+from workflow_scripts.ipd.prompts import templates
+from workflow_scripts.llm import Runtime, records
+from workflow_scripts.llm.session import run_with_models
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 
 with rule_log(snakemake.log[0]) as log:
-    condition = Condition.from_dict(snakemake.params.condition)
-    answers, stats = run_condition(snakemake.config, snakemake.wildcards.model, condition)
-    answers.to_parquet(snakemake.output.answers, index=False)
+    params, model = snakemake.params, snakemake.wildcards.model
+    condition = Condition.from_dict(params.condition)
+    texts = templates(params.templates)
+    asked = probes(condition, params.system_prompt, texts)
+    rows, counts = run_with_models(
+        {model: params.model}, Runtime(**params.runtime), f"ipd/{condition.experiment}/{model}/{condition.id}",
+        lambda models: elicit(models[model], condition, asked, params.max_reasks, texts),
+        planned=len(asked) * condition.samples,
+    )
+    records.write_table(elicitation_table(rows), snakemake.output.answers)
     with open(snakemake.output.stats, "w", encoding="utf-8") as handle:
-        json.dump(stats, handle, indent=1)
-    log.info("%s: %d answers, %d provider calls, %d cache hits", condition.id, len(answers), stats["calls"], stats["cache_hits"])
+        json.dump([{"experiment": condition.experiment, "condition": condition.id, "model": model, **counts[model]}],
+                  handle, indent=1)
+    log.info("%s: %d questions", condition.id, len(rows))

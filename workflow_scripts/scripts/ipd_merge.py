@@ -1,16 +1,21 @@
-"""Rule ipd_merge: all answers of one experiment in one parquet file, plus the query counts."""
+"""Rules ipd_merge and ipd_play_merge: one experiment's per-job answer tables in one parquet file,
+plus the query counts of every job."""
 
 import json
 
 import pandas as pd
 
+from workflow_scripts.ipd import elicit, play
+from workflow_scripts.llm import records
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
+TABLES = {"elicitation": elicit, "play": play}
 
 with rule_log(snakemake.log[0]) as log:
-    answers = pd.concat([pd.read_parquet(path) for path in snakemake.input.answers], ignore_index=True)
-    answers.to_parquet(snakemake.output.answers, index=False)
-    stats = pd.DataFrame([json.load(open(path, encoding="utf-8")) for path in snakemake.input.stats])
+    layout = TABLES[snakemake.params.table]
+    merged = records.merge(snakemake.input.answers, layout.SCHEMA, layout.SORT_BY)
+    records.write_table(merged, snakemake.output.answers)
+    stats = pd.DataFrame([row for path in snakemake.input.stats for row in json.load(open(path, encoding="utf-8"))])
     stats.to_csv(snakemake.output.stats, index=False)
-    log.info("%d answers; provider calls this run: %d", len(answers), int(stats["calls"].sum()))
+    log.info("%d questions; provider calls this run: %d", merged.num_rows, int(stats["calls"].sum()))

@@ -3,16 +3,25 @@
 import json
 
 from workflow_scripts.ipd.conditions import Condition
-from workflow_scripts.ipd.play import run_pair
+from workflow_scripts.ipd.play import moves_table, play_pair
+from workflow_scripts.ipd.prompts import templates
+from workflow_scripts.llm import Runtime, records
+from workflow_scripts.llm.session import run_with_models
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
 
 with rule_log(snakemake.log[0]) as log:
-    condition = Condition.from_dict(snakemake.params.condition)
-    moves, stats = run_pair(snakemake.config, snakemake.wildcards.pair, condition)
-    moves.to_parquet(snakemake.output.moves, index=False)
+    params, pair = snakemake.params, snakemake.wildcards.pair
+    condition = Condition.from_dict(params.condition)
+    texts = templates(params.templates)
+    rows, counts = run_with_models(
+        params.models, Runtime(**params.runtime), f"ipd/{condition.experiment}/{pair}/{condition.id}",
+        lambda models: play_pair(models, pair, condition, params.system_prompt, params.max_reasks, texts),
+        planned=2 * condition.rounds * condition.games,
+    )
+    records.write_table(moves_table(rows), snakemake.output.moves)
     with open(snakemake.output.stats, "w", encoding="utf-8") as handle:
-        json.dump(stats, handle, indent=1)
-    log.info("%s %s: %d answers, %d provider calls, %d cache hits", snakemake.wildcards.pair, condition.id,
-             len(moves), sum(s["calls"] for s in stats), sum(s["cache_hits"] for s in stats))
+        json.dump([{"experiment": condition.experiment, "condition": condition.id, "pair": pair, "model": m, **c}
+                   for m, c in counts.items()], handle, indent=1)
+    log.info("%s %s: %d moves asked", pair, condition.id, len(rows))

@@ -10,10 +10,19 @@ jobs, killed jobs and shared filesystems never see half an entry under the final
 A file that does not parse, lacks a field, or whose checksum or key does not match is not
 trusted: it is moved aside (``*.corrupt-<unix time>``, never deleted) and the request is
 asked again.
+
+:class:`Cached` is the wrapper that puts the cache in front of a language model. Between its
+miss and its store it holds a per-request lock (an advisory ``flock`` on one of 4096 lock files
+under ``<root>/.locks``, released by the kernel if the process dies), so two jobs or two runs
+that ask the same request at the same time pay for it once: the second finds the first's answer.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import dataclasses
+import fcntl
 import hashlib
 import json
 import logging
@@ -21,10 +30,13 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 CACHE_FORMAT_VERSION = 1
 REQUIRED_FIELDS = ("key", "request", "replicate", "response", "checksum")
+LOCK_STRIPES_HEX = 3
+"""Lock files are named by the first 3 hex digits of the key: 4096 stripes."""
+LOCK_POLL_S = 0.05
 log = logging.getLogger(__name__)
 
 
@@ -143,3 +155,58 @@ class ResponseCache:
             os.replace(path, target)
         except FileNotFoundError:
             pass
+
+
+    @contextlib.asynccontextmanager
+    async def lock(self, key: str) -> AsyncIterator[None]:
+        """Hold the advisory lock of ``key``'s stripe (other processes and coroutines wait)."""
+        path = self.root / ".locks" / f"{key[:LOCK_STRIPES_HEX]}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+b") as handle:
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    await asyncio.sleep(LOCK_POLL_S)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+class Cached:
+    """Wrapper: answers from the response cache, the inner model only on a miss.
+
+    A completion without an answer (a failure) is never stored, so a rerun asks it again;
+    refusals and every answer are stored. ``from_cache`` says whether a call was made.
+
+    Args:
+        inner: the wrapped model (a provider, or :class:`~workflow_scripts.llm.replay.NoCalls`).
+        cache: the response cache.
+    """
+
+    def __init__(self, inner, cache: ResponseCache):
+        self.inner, self.cache, self.spec = inner, cache, inner.spec
+
+    def key(self, request) -> str:
+        """Cache key of ``request`` (without asking it)."""
+        params = self.spec.request_params(list(request.messages), request.replicate, request.options)
+        return request_key(self.spec.identity(params), request.replicate)
+
+    async def complete(self, request):
+        """The cached completion of ``request``, or the inner model's (stored if answered)."""
+        from workflow_scripts.llm.provider import completion_of
+
+        key = self.key(request)
+        entry = self.cache.get(key)
+        if entry is None:
+            async with self.cache.lock(key):
+                entry = self.cache.get(key)  # another job may have answered while we waited
+                if entry is None:
+                    completion = await self.inner.complete(request)
+                    if completion.entry is None:
+                        return dataclasses.replace(completion, key=key)
+                    stored = self.cache.put(key, completion.entry)
+                    return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries)
+        return completion_of(entry, from_cache=True)

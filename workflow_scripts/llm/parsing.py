@@ -34,7 +34,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 VALID, INVALID, EMPTY, TRUNCATED, REFUSED = "valid", "invalid", "empty", "truncated", "refused"
-STATUSES = (VALID, INVALID, EMPTY, TRUNCATED, REFUSED)
+FAILED = "failed"
+"""No answer came: the provider still failed after its retry budget, or the prompt was too long."""
+STATUSES = (VALID, INVALID, EMPTY, TRUNCATED, REFUSED, FAILED)
 JSON_KEYS = ("choice", "action", "answer", "move", "option", "contribution")
 
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL | re.IGNORECASE)
@@ -162,3 +164,19 @@ def _from_json(text: str, options: Sequence[str]) -> str | None:
     if len(values) != 1 or not isinstance(values[0], (str, int)) or isinstance(values[0], bool):
         return None
     return _match_option(str(values[0]).strip(), options)
+
+
+def conforms(text: str | None, answer_format: str, options: Sequence[str]) -> bool | None:
+    """Whether ``text`` obeys the constraint it was asked under (None: ``free_text``, no constraint).
+
+    ``grammar``: exactly one option; ``json_schema``: a JSON object ``{"choice": <option>}``.
+    """
+    if answer_format == "grammar":
+        return (text or "") in options
+    if answer_format == "json_schema":
+        try:
+            obj = json.loads(text or "")
+        except (json.JSONDecodeError, ValueError):
+            return False
+        return isinstance(obj, dict) and set(obj) == {"choice"} and obj["choice"] in options
+    return None

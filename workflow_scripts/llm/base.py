@@ -1,0 +1,110 @@
+"""The narrow language-model interface every experiment talks to, and its errors.
+
+A :class:`LanguageModel` turns one :class:`Request` (messages, replicate index, allowed
+answers) into one :class:`Completion`. The provider (:mod:`workflow_scripts.llm.provider`) is
+one; cache, replay, concurrency bound and accounting are wrappers with the same interface that
+stack around it (in the manner of Concordia's language-model wrappers), assembled by
+:func:`workflow_scripts.llm.session.open_models`. No experiment knows which provider it talks to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+from workflow_scripts.llm.spec import ModelSpec
+
+
+@dataclass(frozen=True)
+class Request:
+    """One question to a model.
+
+    Attributes:
+        messages: chat messages (``[{"role": ..., "content": ...}, ...]``).
+        replicate: replicate index (int) or structured name (str); distinct replicates are
+            distinct cache entries and get distinct seeds.
+        options: the allowed answers (used to constrain decoding).
+        label: human-readable name for logs and errors.
+    """
+
+    messages: Sequence[dict]
+    replicate: int | str
+    options: tuple[str, ...]
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What one request got back: an answer, or the failure that prevented it.
+
+    Attributes:
+        key: cache key (64 hex chars).
+        text: raw message content as received ('' when none came).
+        finish_reason: provider's finish reason (``stop``, ``length``, ``content_filter``, ...).
+        prompt_tokens, completion_tokens: usage reported by the provider, or None.
+        cost_usd: price from litellm's price map, or None when the price is unknown (never 0
+            for an unpriced model).
+        latency_s: seconds the answered call took (stored with the answer, so replays agree).
+        seed: the seed sent with the request, or None if the provider takes none.
+        from_cache: True if no provider call was made for it now.
+        retries: transient errors retried before this outcome (0 from the cache).
+        failure: why no answer came (provider still failing after the retry budget, prompt
+            longer than the model's context), or None.
+        retryable: True if a rerun may get an answer (a transient failure; never cached).
+        entry: the cache entry of an answer (request identity with the parameters sent, no
+            credentials; usage; cost; time; litellm version), or None for a failure.
+    """
+
+    key: str
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_s: float | None = None
+    seed: int | None = None
+    from_cache: bool = False
+    retries: int = 0
+    failure: str | None = None
+    retryable: bool = False
+    entry: dict | None = field(default=None, repr=False)
+
+    @property
+    def answered(self) -> bool:
+        """True if the provider answered (possibly with a refusal or an empty text)."""
+        return self.failure is None
+
+
+class LanguageModel(Protocol):
+    """A model (or a wrapper around one): ``spec`` and ``complete``."""
+
+    spec: ModelSpec
+
+    async def complete(self, request: Request) -> Completion:
+        """The completion of ``request`` (see the module docstring)."""
+
+
+class CacheMiss(LookupError):
+    """Replay mode: the request is not in the cache. ``key`` and ``label`` say which."""
+
+    def __init__(self, key: str, label: str):
+        super().__init__(f"not in cache: {label} (key {key})")
+        self.key, self.label = key, label
+
+
+class PermanentQueryError(RuntimeError):
+    """The provider rejected the request in a way that retrying cannot fix (authentication,
+    permission, unknown model, a parameter it refuses, an exhausted quota). Everything answered
+    before stays in the cache."""
+
+
+class ReplayIncomplete(LookupError):
+    """Replay mode found requests that are not cached; ``missing`` lists them all."""
+
+    def __init__(self, missing: Sequence[CacheMiss]):
+        lines = "\n".join(f"  - {miss.label} (key {miss.key})" for miss in missing)
+        super().__init__(
+            f"replay mode: {len(missing)} request(s) are not in the cache:\n{lines}\n"
+            "Turn replay off (cache.replay: false, unset LLM_DILEMMAS_REPLAY) to ask them."
+        )
+        self.missing = list(missing)

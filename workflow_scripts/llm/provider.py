@@ -1,0 +1,218 @@
+"""The provider at the bottom of the stack: one call through litellm, with the one retry layer.
+
+litellm's own retries and the OpenAI client's are switched off (``num_retries=0``,
+``max_retries=0``): nested, they multiplied (``num_retries: 4`` gave up to 9 HTTP attempts) and
+were invisible. Here each provider error is sorted into one of four kinds:
+
+- **transient** (rate limit 429, 5xx, time-out, lost connection): retried with exponential
+  backoff and jitter, honouring ``Retry-After``, at most ``num_retries`` times and within
+  ``retry_budget_s`` seconds; a request that still fails comes back as a *failed* completion
+  (``retryable``: a rerun asks it again), never as an exception that ends the job;
+- **refusal** (litellm's ``ContentPolicyViolationError``, an HTTP 400 subclass): an answer with
+  finish reason ``content_filter`` and no text, which the parser labels ``refused``;
+- **too long** (``ContextWindowExceededError``): a failed completion that a rerun cannot fix;
+- **permanent** (authentication, permission, unknown model, a rejected parameter, an exhausted
+  quota): :class:`~workflow_scripts.llm.base.PermanentQueryError` naming the model and the config
+  field; the model's job stops, everything answered stays in the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import random
+import time
+from importlib.metadata import version
+
+import litellm  # offline: workflow_scripts.llm (imported first) set LITELLM_LOCAL_MODEL_COST_MAP
+
+from workflow_scripts.llm.base import Completion, PermanentQueryError, Request
+from workflow_scripts.llm.spec import ModelSpec
+
+log = logging.getLogger(__name__)
+LITELLM_VERSION = version("litellm")
+litellm.suppress_debug_info = True
+
+REFUSAL_ERRORS = (litellm.ContentPolicyViolationError,)
+TOO_LONG_ERRORS = (litellm.ContextWindowExceededError,)
+PERMANENT_ERRORS = (
+    litellm.AuthenticationError,
+    litellm.PermissionDeniedError,
+    litellm.NotFoundError,
+    litellm.BadRequestError,
+    litellm.UnprocessableEntityError,
+)
+TRANSIENT_ERRORS = (
+    litellm.RateLimitError,
+    litellm.Timeout,
+    litellm.APIConnectionError,
+    litellm.ServiceUnavailableError,
+    litellm.InternalServerError,
+    litellm.BadGatewayError,
+    litellm.APIError,
+)
+QUOTA_MARKERS = ("insufficient_quota", "exceeded your current quota", "quota exceeded", "billing")
+"""A 429 whose message says the account is out of quota is permanent: retrying cannot help."""
+BACKOFF_BASE_S = 1.0
+BACKOFF_MAX_S = 60.0
+
+
+class LiteLLMModel:
+    """A model reached through ``litellm.acompletion`` (see the module docstring).
+
+    Args:
+        spec: the model; its ``api_base`` must point at a running server for self-hosted models.
+        sleep: the coroutine used to wait between retries (tests pass a fake clock).
+    """
+
+    def __init__(self, spec: ModelSpec, sleep=asyncio.sleep):
+        self.spec, self._sleep = spec, sleep
+
+    async def complete(self, request: Request) -> Completion:
+        """One answer of ``request`` from the provider (never from a cache).
+
+        Raises:
+            PermanentQueryError: on a permanent provider error (see the module docstring).
+        """
+        params = self.spec.request_params(list(request.messages), request.replicate, request.options)
+        started, retries = time.monotonic(), 0
+        while True:
+            call_started = time.perf_counter()
+            try:
+                raw = await litellm.acompletion(**params, **self._transport())
+            except REFUSAL_ERRORS as error:
+                return self._refusal(request, params, error, time.perf_counter() - call_started, retries)
+            except TOO_LONG_ERRORS as error:
+                reason = f"prompt longer than the model's context: {_short(error)}"
+                return failed(request, params, reason, retries, retryable=False)
+            except PERMANENT_ERRORS as error:
+                raise self._permanent(error, request) from error
+            except TRANSIENT_ERRORS as error:
+                if _is_quota(error):
+                    raise self._permanent(error, request) from error
+                wait = self._backoff(error, retries, time.monotonic() - started)
+                if wait is None:
+                    reason = f"{type(error).__name__} after {retries + 1} attempts: {_short(error)}"
+                    return failed(request, params, reason, retries, retryable=True)
+                retries += 1
+                log.warning("%s: %s; retry %d in %.1f s", request.label or self.spec.name, _short(error), retries, wait)
+                await self._sleep(wait)
+                continue
+            return self._answered(request, params, raw, time.perf_counter() - call_started, retries)
+
+    def _backoff(self, error: Exception, retries: int, spent: float) -> float | None:
+        """Seconds to wait before the next attempt, or None when retries or the budget are spent."""
+        if retries >= self.spec.num_retries:
+            return None
+        wait = retry_after(error)
+        if wait is None:
+            wait = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2**retries) * (0.5 + random.random() / 2)
+        if spent + wait > self.spec.retry_budget_s:
+            return None
+        return wait
+
+    def _transport(self) -> dict:
+        """Routing and credentials (never cached, never logged)."""
+        transport = {"timeout": self.spec.timeout, "num_retries": 0, "max_retries": 0}
+        if self.spec.api_base:
+            transport["api_base"] = self.spec.api_base
+        key = self.spec.api_key()
+        if key:
+            transport["api_key"] = key
+        elif self.spec.api_base:
+            transport["api_key"] = "none"  # local OpenAI-compatible servers want some key
+        return transport
+
+    def _permanent(self, error: Exception, request: Request) -> PermanentQueryError:
+        name = self.spec.name
+        return PermanentQueryError(
+            f"{name} ({self.spec.litellm_model}) rejected {request.label or 'a request'}: "
+            f"{type(error).__name__}: {_short(error)}. Check models.{name} in the config (litellm_model, "
+            f"api_base, decoding, extra) and the key in ${self.spec.api_key_env or '...'}; answers received "
+            "so far are kept in the cache, so rerunning after the fix asks only what is missing."
+        )
+
+    def _refusal(self, request: Request, params: dict, error: Exception, latency: float, retries: int) -> Completion:
+        log.info("%s: content policy refused a request: %s", self.spec.name, _short(error))
+        entry = self._entry(request, params, text="", finish_reason="content_filter", latency=latency, retries=retries)
+        entry["response"]["provider_error"] = _short(error)
+        return completion_of(entry, from_cache=False)
+
+    def _answered(self, request: Request, params: dict, raw, latency: float, retries: int) -> Completion:
+        choice = raw.choices[0]
+        usage = getattr(raw, "usage", None)
+        entry = self._entry(
+            request, params, text=choice.message.content or "", finish_reason=choice.finish_reason,
+            latency=latency, retries=retries, usage=usage.model_dump() if hasattr(usage, "model_dump") else None,
+            cost=_cost(raw),
+        )
+        entry["response"].update(model=getattr(raw, "model", None), provider_response_id=getattr(raw, "id", None))
+        return completion_of(entry, from_cache=False)
+
+    def _entry(self, request: Request, params: dict, text: str, finish_reason: str | None, latency: float,
+               retries: int, usage: dict | None = None, cost: float | str = "unknown") -> dict:
+        """The cache entry of one answer (the cache adds its key and checksum)."""
+        return {
+            "request": self.spec.identity(params),
+            "replicate": request.replicate,
+            "response": {"text": text, "finish_reason": finish_reason},
+            "usage": usage,
+            "cost_usd": cost,
+            "latency_s": round(latency, 4),
+            "retries": retries,
+            "time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "litellm_version": LITELLM_VERSION,
+        }
+
+
+def failed(request: Request, params: dict, reason: str, retries: int = 0, retryable: bool = True) -> Completion:
+    """A completion without an answer: ``reason`` says why (never cached)."""
+    log.warning("%s: no answer: %s", request.label or "request", reason)
+    return Completion(
+        key="", text="", finish_reason=None, seed=params.get("seed"), retries=retries,
+        failure=reason, retryable=retryable,
+    )
+
+
+def retry_after(error: Exception) -> float | None:
+    """Seconds from the ``Retry-After`` header of a provider error, or None if it has none."""
+    headers = getattr(error, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(error, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_quota(error: Exception) -> bool:
+    return isinstance(error, litellm.RateLimitError) and any(m in str(error).lower() for m in QUOTA_MARKERS)
+
+
+def _short(error: Exception, limit: int = 300) -> str:
+    text = " ".join(str(error).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def completion_of(entry: dict, from_cache: bool) -> Completion:
+    """A :class:`Completion` from a cache entry (fresh, or stored under ``entry["key"]``)."""
+    response, usage = entry["response"], entry.get("usage") or {}
+    cost = entry.get("cost_usd")
+    return Completion(
+        key=entry.get("key", ""), text=response.get("text") or "", finish_reason=response.get("finish_reason"),
+        prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
+        cost_usd=float(cost) if isinstance(cost, (int, float)) else None, latency_s=entry.get("latency_s"),
+        seed=entry["request"]["params"].get("seed"), from_cache=from_cache,
+        retries=0 if from_cache else entry.get("retries", 0), entry=entry,
+    )
+
+
+def _cost(raw) -> float | str:
+    """Cost in USD from litellm's price map, or 'unknown' (never 0 for an unpriced model)."""
+    try:
+        cost = litellm.completion_cost(completion_response=raw)
+    except Exception:  # litellm raises many kinds for unmapped models
+        return "unknown"
+    return float(cost) if cost else "unknown"

