@@ -48,6 +48,7 @@ rule crg_merge:
         games="results/crg/games.parquet",
         questions="results/crg/questions.parquet",
         stats="results/crg/query_stats.csv",
+        invalid="results/crg/invalid_rates.csv",
     log:
         "logs/crg/merge.log",
     conda:

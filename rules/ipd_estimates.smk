@@ -12,7 +12,7 @@ rule ipd_estimates:
     log:
         "logs/ipd/{experiment}/estimates.log",
     params:
-        payoffs=lambda w: {c.id: list(c.payoffs) for c in IPD_CONDITIONS[w.experiment]},
+        conditions=lambda w: [c.as_dict() for c in IPD_CONDITIONS[w.experiment]],
     conda:
         "../envs/analysis.yaml"
     script:

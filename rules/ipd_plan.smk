@@ -14,6 +14,7 @@ rule ipd_plan:
         "logs/ipd/plan.log",
     params:
         models=IPD_MODELS,
+        ipd=config["ipd"],
     conda:
         "../envs/analysis.yaml"
     script:

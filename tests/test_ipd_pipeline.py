@@ -110,10 +110,9 @@ def check_play(flow):
     assert last.loc[("exact", "tf2t"), "last_round_R"] == 0 and last.loc[("at_least", "grim_end"), "last_round_R"] == 0
 
 
-def stable_moves(flow) -> str:
-    """The moves table without the columns that say how an answer arrived (cache or call)."""
-    moves = pd.read_parquet(flow.root / "results/ipd/play/moves.parquet")
-    return moves.drop(columns=["from_cache", "latency_s", "cost_usd"]).to_csv(index=False)
+def stable_moves(flow) -> bytes:
+    """The moves table as written (nothing in it depends on whether an answer came from the cache)."""
+    return (flow.root / "results/ipd/play/moves.parquet").read_bytes()
 
 
 @pytest.mark.slow
@@ -143,8 +142,6 @@ def test_the_study_recovers_known_strategies_classes_and_last_round_defection(wo
     assert flow.provider_calls() == calls, "replaying the games must make zero provider calls"
     assert (flow.root / "results/ipd/play/sequences.csv").read_bytes() == sequences_before
     assert stable_moves(flow) == moves_before
-    replayed = pd.read_parquet(flow.root / "results/ipd/play/moves.parquet")
-    assert replayed["from_cache"].all()
 
 
 @pytest.mark.slow

@@ -36,14 +36,17 @@ def test_scripted_strategies_are_recovered_and_a_rerun_makes_no_call(workflow):
 
 @pytest.mark.slow
 def test_garbage_answers_are_kept_counted_and_reasked(workflow):
-    """Every answer unparseable: 2 samples + 3 re-asks per scenario, all kept as invalid, none coerced."""
+    """Every answer unparseable: 5 scenarios x 2 questions, each asked 1 + 3 times, every attempt kept
+    verbatim (the last as raw_text, the earlier ones in earlier_answers), none coerced."""
     config = scripted_config({"junk": "text:<p>I_don", "bold": "text:**L**"}, samples=2, max_reasks=3, framings=("none",))
     flow = workflow(config)
     flow.run()
     answers = pd.read_parquet(flow.root / "results/ipd/original/answers.parquet")
     junk = answers[answers["model"] == "junk"]
-    assert len(junk) == 5 * (2 + 3) and set(junk["status"]) == {"invalid"} and junk["action"].isna().all()
-    assert set(junk["raw_text"]) == {"<p>I_don"}
+    assert len(junk) == 5 * 2 and set(junk["status"]) == {"invalid"} and junk["action"].isna().all()
+    assert set(junk["raw_text"]) == {"<p>I_don"} and set(junk["attempts"]) == {1 + 3}
+    assert all(list(earlier) == ["<p>I_don"] * 3 for earlier in junk["earlier_answers"])
+    assert flow.provider_calls() == 5 * 2 * (1 + 3) + 5 * 2
     bold = answers[answers["model"] == "bold"]
     assert len(bold) == 5 * 2 and set(bold["parse_method"]) == {"lenient"} and set(bold["action"]) == {"L"}
     rates = pd.read_csv(flow.root / "results/ipd/original/invalid_rates.csv").set_index("model")

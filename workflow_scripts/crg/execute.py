@@ -10,9 +10,13 @@ from typing import Mapping
 
 from workflow_scripts.crg.designs import Job
 from workflow_scripts.crg.prompts import Prompter
-from workflow_scripts.crg.engine import SEED_000_RULES
+from workflow_scripts.crg.engine import SEED_000_RULES, GameState, Rules
+from workflow_scripts.crg.questions import value_question
+from workflow_scripts.crg.seats import SeatView
 from workflow_scripts.crg.runner import SCRIPTED_PREFIX, GameRecord, play_job
 from workflow_scripts.llm import Runtime
+from workflow_scripts.llm.choice import longest
+from workflow_scripts.llm.context import Longest
 from workflow_scripts.llm.session import run_with_models
 
 
@@ -28,7 +32,26 @@ def run_job(job: Job, prompter: Prompter, entries: Mapping[str, Mapping], runtim
     """
     label = f"crg/{job.design}/{job.lineup}/{job.condition.name}"
     return run_with_models(entries, runtime, label, lambda models: play_job(job, models, prompter),
-                           planned=planned_decisions(job))
+                           planned=planned_decisions(job), longest=longest_prompt(job, prompter))
+
+
+def longest_prompt(job: Job, prompter: Prompter, rules: Rules = SEED_000_RULES) -> Longest:
+    """The job's longest conversation for the context check: the last round after every seat gave
+    the most it can in every earlier round (the longest numbers), as a decision and as each value
+    question, with every re-ask."""
+    state = GameState(rules)
+    most = max(rules.actions)
+    for _ in range(rules.n_rounds - 1):
+        state = state.play([most] * rules.n_seats)
+    view = SeatView(rules, max(job.condition.p), rules.n_seats - 1, state)
+    asked = [(prompter.decision(view), rules.options)]
+    for question_id in job.condition.questions:
+        question = value_question(question_id)
+        options = question.options(rules)
+        asked.append((prompter.question(view, question.template, options), options))
+    messages, options = max(asked, key=lambda item: sum(len(m["content"]) for m in item[0]))
+    return Longest(longest(messages, options, job.max_reasks, prompter.reask_note),
+                   f"crg.designs.{job.design}.conditions.{job.condition.name} (template, questions, crg.max_reasks)")
 
 
 def planned_decisions(job: Job) -> int:

@@ -19,6 +19,8 @@ from workflow_scripts.ipd.conditions import Condition
 from workflow_scripts.ipd.prompts import ACTIONS, StagePayoffs, messages, templates, user_prompt
 from workflow_scripts.ipd.scenarios import scenarios
 from workflow_scripts.llm import TemplateSet, answer_record, ask_choice, records
+from workflow_scripts.llm.choice import longest
+from workflow_scripts.llm.context import Longest
 
 STUDY_FIELDS = [
     ("experiment", pa.string()), ("condition", pa.string()), ("framing", pa.string()),
@@ -74,6 +76,13 @@ async def elicit(model, condition: Condition, asked: list[Probe], max_reasks: in
         }
 
     return list(await asyncio.gather(*(one(p, r) for p in asked for r in range(condition.samples))))
+
+
+def longest_prompt(condition: Condition, asked: list[Probe], max_reasks: int, texts: TemplateSet) -> Longest:
+    """The job's longest conversation (its longest scenario with every re-ask) for the context check."""
+    probe = max(asked, key=lambda p: sum(len(m["content"]) for m in p.messages))
+    return Longest(longest(probe.messages, ACTIONS, max_reasks, texts["reask"]),
+                   f"ipd.experiments.{condition.experiment} (scenario {probe.scenario}, ipd.max_reasks {max_reasks})")
 
 
 def elicitation_table(rows: list[dict]) -> pa.Table:

@@ -26,12 +26,14 @@ from workflow_scripts.config_check import selection, study_models
 from workflow_scripts.ipd.conditions import Condition, enabled_experiments, experiment_conditions
 from workflow_scripts.ipd.pairs import model_pairs, pair_models
 from workflow_scripts.ipd.scenarios import scenarios
+from workflow_scripts.schema import validated
 
 PLAN_COLUMNS = ["model", "experiment", "kind", "conditions", "calls", "max_calls"]
 
 
 def experiment_calls(conditions: list[Condition], models: list[str], max_reasks: int) -> list[dict]:
-    """Planned calls of one experiment per model: (calls without re-asks, with every re-ask)."""
+    """Planned calls of one experiment per model: (calls without re-asks, with every re-ask: each
+    question may be asked 1 + ``max_reasks`` times)."""
     rows = []
     kind = conditions[0].kind
     for model in models:
@@ -41,10 +43,8 @@ def experiment_calls(conditions: list[Condition], models: list[str], max_reasks:
         else:
             asked = [len(scenarios(kind)) * c.samples for c in conditions]
         calls = sum(asked)
-        ceiling = calls * (1 + max_reasks) if kind == "play" else calls + sum(
-            len(scenarios(kind)) * max_reasks for _ in conditions)
         rows.append({"model": model, "experiment": conditions[0].experiment, "kind": kind,
-                     "conditions": len(conditions), "calls": calls, "max_calls": ceiling})
+                     "conditions": len(conditions), "calls": calls, "max_calls": calls * (1 + max_reasks)})
     return rows
 
 
@@ -52,7 +52,7 @@ def call_plan(config: dict, models: list[str] | None = None) -> pd.DataFrame:
     """Calls per model and experiment for the enabled experiments (columns PLAN_COLUMNS).
 
     Args:
-        config: the merged config (validated or not; defaults as in the schema).
+        config: the merged config, validated (schema defaults filled in).
         models: models to plan for (default: the selected models, ``enabled`` / ``only_models``,
             that the study runs, ``ipd.models``).
     """
@@ -60,7 +60,7 @@ def call_plan(config: dict, models: list[str] | None = None) -> pd.DataFrame:
     models = models or study_models(config, selection(config)[0], "ipd")
     rows = []
     for experiment in enabled_experiments(ipd):
-        rows += experiment_calls(experiment_conditions(ipd, experiment), models, int(ipd.get("max_reasks", 10)))
+        rows += experiment_calls(experiment_conditions(ipd, experiment), models, ipd["max_reasks"])
     return pd.DataFrame(rows, columns=PLAN_COLUMNS)
 
 
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base", default="config/config.yaml", help="base config (default config/config.yaml)")
     arguments = parser.parse_args(argv)
     try:
-        plan = with_totals(call_plan(merged_config([arguments.base, *arguments.configfile])))
+        plan = with_totals(call_plan(validated(merged_config([arguments.base, *arguments.configfile]))))
     except (ValueError, KeyError, OSError) as error:
         print(f"plan: config error: {error}", file=sys.stderr)
         return 2

@@ -23,6 +23,8 @@ from workflow_scripts.ipd.conditions import Condition
 from workflow_scripts.ipd.pairs import pair_models
 from workflow_scripts.ipd.prompts import ACTIONS, StagePayoffs, messages, play_prompt
 from workflow_scripts.llm import TemplateSet, answer_record, ask_choice, records
+from workflow_scripts.llm.choice import longest
+from workflow_scripts.llm.context import Longest
 
 log = logging.getLogger(__name__)
 STUDY_FIELDS = [
@@ -102,6 +104,15 @@ async def play_pair(models: dict, pair: str, condition: Condition, system_prompt
     players = (models[names[0]], models[names[1]])
     games = [Game(players, pair, condition, g, system_prompt, max_reasks, texts) for g in range(condition.games)]
     return [row for rows in await asyncio.gather(*(g.play() for g in games)) for row in rows]
+
+
+def longest_prompt(condition: Condition, system_prompt: str, max_reasks: int, texts: TemplateSet) -> Longest:
+    """The job's longest conversation, the last round's (a history of ``rounds - 1`` outcomes) with
+    every re-ask, for the context check."""
+    history = ["RR"] * (condition.rounds - 1)
+    chat = messages(system_prompt, play_prompt(history, StagePayoffs.of(condition.payoffs), condition.framing_text,
+                                               condition.horizon, texts))
+    return Longest(longest(chat, ACTIONS, max_reasks, texts["reask"]), f"ipd.experiments.{condition.experiment}.rounds")
 
 
 def moves_table(rows: list[dict]) -> pa.Table:

@@ -1,7 +1,7 @@
 """What happened in actual play (seed 001, SI §5.6): move sequences, cooperation per round,
 and who defects in the last round of a game of known length.
 
-Input: the moves table of :mod:`workflow_scripts.ipd.play` (one row per answer). Only valid
+Input: the moves table of :mod:`workflow_scripts.ipd.play` (one row per move asked). Only valid
 answers are moves; a round without a valid move is shown as '?' and makes the game
 incomplete. Outputs are plain tables (CSV + Markdown).
 """
@@ -28,7 +28,8 @@ def sequences(moves: pd.DataFrame) -> pd.DataFrame:
     Returns:
         Columns GAME + player, model, co_player, rounds, moves ('LLLLLLLLLR'; '?' where
         the player gave no valid answer), own_L (number of L), complete (both players have a
-        valid move in every round), invalid_answers (non-valid answers of this player).
+        valid move in every round), invalid_answers (non-valid answers of this player, re-asked
+        ones included).
     """
     valid = valid_moves(moves)
     rows = []
@@ -44,7 +45,7 @@ def sequences(moves: pd.DataFrame) -> pd.DataFrame:
                 **dict(zip(GAME, keys)), "player": player, "model": own["model"].iloc[0],
                 "co_player": own["co_player"].iloc[0], "rounds": rounds, "moves": sequence,
                 "own_L": sequence.count("L"), "complete": complete,
-                "invalid_answers": int((own["status"] != VALID).sum()),
+                "invalid_answers": int((own["status"] != VALID).sum() + own["earlier_statuses"].map(len).sum()),
             })
     return pd.DataFrame(rows)
 

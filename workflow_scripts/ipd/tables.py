@@ -5,7 +5,6 @@
   block per previous-round outcome with the outcome two rounds ago as columns).
 - Tables S12-S26: per condition, frequency of L with its 95% Wilson interval per scenario
   and the closest well-known strategy, model x scenario (memory-2 in the blocks above).
-- Invalid rates: share of answers that were not valid, by model x condition and status.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import math
 
 import pandas as pd
 
-from workflow_scripts.llm import STATUSES, VALID
 from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS
 from workflow_scripts.ipd.scenarios import MEMORY2_SCENARIOS, kind_of_columns, scenario_title, strategy_column, strategy_columns
@@ -85,20 +83,6 @@ def _estimate_table(part: pd.DataFrame) -> pd.DataFrame:
         ]
     table["closest"] = part["closest"].fillna("").replace("", "n/a").to_numpy()
     return table.set_index("model")
-
-
-def invalid_rates(counts: pd.DataFrame) -> pd.DataFrame:
-    """Share of non-valid answers per model x experiment x condition, overall and by status."""
-    statuses = [s for s in STATUSES if s != VALID]
-    grouped = counts.groupby(["model", "experiment", "condition"], sort=False)[
-        ["n_asked", "n_valid"] + [f"n_{s}" for s in statuses]
-    ].sum()
-    rates = pd.DataFrame(index=grouped.index)
-    rates["n_asked"] = grouped["n_asked"]
-    rates["invalid_rate"] = 1 - grouped["n_valid"] / grouped["n_asked"]
-    for status in statuses:
-        rates[f"{status}_rate"] = grouped[f"n_{status}"] / grouped["n_asked"]
-    return rates.reset_index()
 
 
 def markdown_document(title: str, tables: dict[str, pd.DataFrame], caption: str) -> str:

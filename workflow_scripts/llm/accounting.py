@@ -150,3 +150,16 @@ class Accounted:
         if self.progress is not None:
             self.progress.tick()
         return completion
+
+
+def read_counts(paths) -> "pd.DataFrame":
+    """The per-model counts of many jobs (their ``stats.json`` files: lists of rows) as one table."""
+    import json
+
+    import pandas as pd
+
+    rows = []
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            rows += json.load(handle)
+    return pd.DataFrame(rows)

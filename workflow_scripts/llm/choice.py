@@ -88,6 +88,15 @@ def reask_messages(messages: Sequence[dict], previous: str, options: Sequence[st
     return [*messages, {"role": "assistant", "content": quoted}, {"role": "user", "content": text}]
 
 
+def longest(messages: Sequence[dict], options: Sequence[str], max_reasks: int, note: PromptTemplate) -> list[dict]:
+    """The longest conversation a question can become: ``max_reasks`` re-asks of answers as long as
+    they are ever quoted (for the context check of :mod:`workflow_scripts.llm.context`)."""
+    conversation = list(messages)
+    for _ in range(max_reasks):
+        conversation = reask_messages(conversation, "x" * PREVIOUS_ANSWER_CHARS, options, note)
+    return conversation
+
+
 def attempt_replicate(replicate: int | str, attempt: int) -> int | str:
     """Replicate of attempt ``attempt`` of a question: the question's own for attempt 0."""
     return replicate if attempt == 0 else f"{replicate}/reask={attempt}"

@@ -7,8 +7,9 @@ Every query job (IPD elicitation, IPD play, CRG play) does::
         ...
         session.finish()      # raises if a request is missing: failed after retries, or replay misses
 
-Each model is ``Accounted(Cached(Bounded(provider)))``: counted, cached with a per-request
-lock, bounded to ``max_concurrency`` calls in flight. The provider is litellm
+Each model is ``Accounted(Cached(Bounded(ContextGuard(provider))))``: counted, cached with a
+per-request lock, bounded to ``max_concurrency`` calls in flight, and checked against its context
+before its first call. The provider is litellm
 (:class:`~workflow_scripts.llm.provider.LiteLLMModel`), behind a llama.cpp server started on the
 first cache miss for the embedded model (one server per GGUF file per job, shared by the job's
 models that use it; a fully cached job starts none), or, in replay mode,
@@ -34,6 +35,7 @@ from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.accounting import Accounted, JobStats, Progress
 from workflow_scripts.llm.base import CacheMiss, Completion, Request, ReplayIncomplete
 from workflow_scripts.llm.cache import Cached, ResponseCache
+from workflow_scripts.llm.context import ContextGuard, Longest, api_window, server_tokens
 from workflow_scripts.llm.limits import Bounded
 from workflow_scripts.llm.replay import NoCalls
 from workflow_scripts.llm.spec import ModelSpec
@@ -199,22 +201,30 @@ class Session:
 
 
 def build_stack(spec: ModelSpec, runtime: Runtime, cache: ResponseCache, servers: EmbeddedServers,
-                stats: JobStats, progress: Progress | None, missing: list[CacheMiss]):
-    """``Accounted(Cached(Bounded(provider)))`` of one model (see the module docstring)."""
+                stats: JobStats, progress: Progress | None, missing: list[CacheMiss], longest: Longest | None = None):
+    """``Accounted(Cached(Bounded(ContextGuard(provider))))`` of one model (module docstring)."""
     from workflow_scripts.llm.provider import LiteLLMModel
 
     if runtime.replay:
         provider = NoCalls(spec, missing)
     elif spec.embedded:
-        provider = LazyServed(spec, servers)
+        provider = ContextGuard(LazyServed(spec, servers), longest, lambda messages: (
+            int(runtime.embedded["n_ctx"]), server_tokens(servers.api_base(spec.embedded), messages)))
     else:
-        provider = LiteLLMModel(spec)
+        provider = ContextGuard(LiteLLMModel(spec), longest, lambda messages: _api_context(spec, messages))
     return Accounted(Cached(Bounded(provider, spec.max_concurrency), cache), stats, progress)
+
+
+def _api_context(spec: ModelSpec, messages) -> tuple[int | None, int]:
+    import litellm
+
+    window = api_window(spec.litellm_model)
+    return window, (litellm.token_counter(model=spec.litellm_model, messages=list(messages)) if window else 0)
 
 
 @contextlib.contextmanager
 def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "job",
-                planned: int = 0) -> Iterator[Session]:
+                planned: int = 0, longest: Longest | None = None) -> Iterator[Session]:
     """The wrapped models of one job (see the module docstring); servers stop on exit.
 
     Args:
@@ -222,6 +232,8 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
         runtime: cache, replay, custom providers, embedded server settings.
         label: the job's name in progress lines and errors.
         planned: answers the job expects to need (for progress).
+        longest: the job's longest conversation and the config field that makes it long, checked
+            against each model's context before its first call (:mod:`workflow_scripts.llm.context`).
 
     Raises:
         ConfigError: credentials in parameters, or an unloadable custom provider.
@@ -237,12 +249,13 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
         for name, entry in entries.items():
             spec = ModelSpec.from_config(name, dict(entry))
             session.models[name] = build_stack(spec, runtime, cache, servers, session.stats[name], progress,
-                                               session.missing)
+                                               session.missing, longest)
         yield session
 
 
 def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str,
-                    play: Callable[[dict], Awaitable[T]], planned: int = 0) -> tuple[T, dict[str, dict]]:
+                    play: Callable[[dict], Awaitable[T]], planned: int = 0,
+                    longest: Longest | None = None) -> tuple[T, dict[str, dict]]:
     """Open the job's models, run ``play(models)`` to the end, then :meth:`Session.finish`.
 
     Every question is asked (answers are cached as they come) before the job's verdict.
@@ -253,8 +266,9 @@ def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str
     Raises:
         ReplayIncomplete, JobIncomplete: see :meth:`Session.finish`.
         PermanentQueryError: if a provider rejects a model's requests.
+        ConfigError: the longest conversation does not fit a model's context (nothing was asked).
     """
-    with open_models(entries, runtime, label, planned) as session:
+    with open_models(entries, runtime, label, planned, longest) as session:
         result = asyncio.run(play(session.models))
         counts = session.counts()
         session.finish()

@@ -3,7 +3,7 @@
 import json
 
 from workflow_scripts.ipd.conditions import Condition
-from workflow_scripts.ipd.elicit import elicit, elicitation_table, probes
+from workflow_scripts.ipd.elicit import elicit, elicitation_table, longest_prompt, probes
 from workflow_scripts.ipd.prompts import templates
 from workflow_scripts.llm import Runtime, records
 from workflow_scripts.llm.session import run_with_models
@@ -19,7 +19,7 @@ with rule_log(snakemake.log[0]) as log:
     rows, counts = run_with_models(
         {model: params.model}, Runtime(**params.runtime), f"ipd/{condition.experiment}/{model}/{condition.id}",
         lambda models: elicit(models[model], condition, asked, params.max_reasks, texts),
-        planned=len(asked) * condition.samples,
+        planned=len(asked) * condition.samples, longest=longest_prompt(condition, asked, params.max_reasks, texts),
     )
     records.write_table(elicitation_table(rows), snakemake.output.answers)
     with open(snakemake.output.stats, "w", encoding="utf-8") as handle:

@@ -6,16 +6,16 @@ analyses downstream (classification, tournaments, figures against w and x) need 
 
 import pandas as pd
 
-from workflow_scripts.ipd.conditions import condition_table, experiment_conditions
+from workflow_scripts.ipd.conditions import Condition, condition_table
 from workflow_scripts.ipd.estimates import add_estimates, count_answers, strategy_table
-from workflow_scripts.ipd.tables import invalid_rates
+from workflow_scripts.llm import records
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
 experiment = snakemake.wildcards.experiment
 
 with rule_log(snakemake.log[0]):
-    conditions = experiment_conditions(snakemake.config["ipd"], experiment)
+    conditions = [Condition.from_dict(c) for c in snakemake.params.conditions]
     parameters = condition_table(conditions)
     answers = pd.read_parquet(snakemake.input.answers)
     counts = count_answers(answers)
@@ -25,4 +25,4 @@ with rule_log(snakemake.log[0]):
     counts.merge(parameters, on="condition", how="left").to_csv(snakemake.output.counts, index=False)
     estimates.merge(parameters, on="condition", how="left").to_csv(snakemake.output.estimates, index=False)
     strategies.merge(parameters, on="condition", how="left").to_csv(snakemake.output.strategies, index=False)
-    invalid_rates(counts).to_csv(snakemake.output.invalid, index=False)
+    records.summarise(answers, ["model", "experiment", "condition"]).to_csv(snakemake.output.invalid, index=False)

@@ -6,7 +6,7 @@ from workflow_scripts.scripts.logs import rule_log
 snakemake = globals()["snakemake"]
 
 with rule_log(snakemake.log[0]) as log:
-    plan = with_totals(call_plan(snakemake.config, list(snakemake.params.models)))
+    plan = with_totals(call_plan({"ipd": snakemake.params.ipd}, list(snakemake.params.models)))
     plan.to_csv(snakemake.output.csv, index=False)
     with open(snakemake.output.table, "w", encoding="utf-8") as handle:
         handle.write("# Planned calls per model and experiment\n\n"

@@ -3,7 +3,7 @@
 import json
 
 from workflow_scripts.ipd.conditions import Condition
-from workflow_scripts.ipd.play import moves_table, play_pair
+from workflow_scripts.ipd.play import longest_prompt, moves_table, play_pair
 from workflow_scripts.ipd.prompts import templates
 from workflow_scripts.llm import Runtime, records
 from workflow_scripts.llm.session import run_with_models
@@ -19,6 +19,7 @@ with rule_log(snakemake.log[0]) as log:
         params.models, Runtime(**params.runtime), f"ipd/{condition.experiment}/{pair}/{condition.id}",
         lambda models: play_pair(models, pair, condition, params.system_prompt, params.max_reasks, texts),
         planned=2 * condition.rounds * condition.games,
+        longest=longest_prompt(condition, params.system_prompt, params.max_reasks, texts),
     )
     records.write_table(moves_table(rows), snakemake.output.moves)
     with open(snakemake.output.stats, "w", encoding="utf-8") as handle:

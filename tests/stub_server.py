@@ -1,0 +1,178 @@
+"""An OpenAI-compatible HTTP server on loopback that answers like a scripted player and misbehaves
+on request: the provider of the fault tests (issues 9 and 10).
+
+Jobs reach it through litellm's real HTTP path (``openai/<model>`` with ``api_base``), so what is
+tested is what happens with a real provider: status codes, ``Retry-After``, time-outs, error
+bodies. The model name says how to answer and which faults to inject, options joined by ``;``:
+
+- ``ipd:<strategy>`` / ``crg:<rule>``: answer as :mod:`workflow_scripts.scripted` /
+  :mod:`workflow_scripts.crg.scripted_provider` would (the first option is required);
+- ``ignore_grammar``: a request with a grammar or a response format gets free text around the move
+  (``"L. I choose this because ..."``), as a server that ignores its constraint would;
+- ``policy=<k>``: a request whose prompt hashes to 0 mod k is rejected as OpenAI rejects content
+  (HTTP 400, ``content_policy_violation``), every time it is asked;
+- ``context=<n>``: a prompt longer than n characters is rejected as too long for the context
+  (HTTP 400, OpenAI's ``context_length_exceeded`` wording);
+- ``fail=<rate>``: a share ``rate`` of calls fail transiently, in turn 429 (with ``Retry-After``),
+  500, 503 and a time-out (the reply comes after ``hang`` seconds); ``retry_after=<s>`` (default
+  0.1), ``hang=<s>`` (default 3);
+- ``quota``: every call is a 429 ``insufficient_quota``; ``auth``: every call is a 401.
+
+Every request is logged as one JSON line (model, outcome) to ``log``, so tests count calls
+independently of the pipeline's own accounting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from workflow_scripts.crg import scripted_provider
+from workflow_scripts.scripted import answer as ipd_answer
+from workflow_scripts.scripted import user_text
+
+TRANSIENT = ("429", "500", "503", "timeout")
+
+
+def options_of(model: str) -> tuple[str, dict]:
+    """(player, {option: value}) of a model name (see the module docstring)."""
+    player, *rest = model.split(";")
+    options = {}
+    for item in rest:
+        name, _, value = item.partition("=")
+        options[name] = value or True
+    return player, options
+
+
+class Stub:
+    """The server's state: its log, a random stream for transient faults, a turn counter."""
+
+    def __init__(self, log: Path, seed: int = 0):
+        self.log, self.random, self.turn, self.lock = log, random.Random(seed), 0, threading.Lock()
+
+    def record(self, model: str, outcome: str) -> None:
+        with self.lock, self.log.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"model": model, "outcome": outcome}) + "\n")
+
+    def transient(self, rate: float) -> str | None:
+        with self.lock:
+            if self.random.random() >= rate:
+                return None
+            self.turn += 1
+            return TRANSIENT[self.turn % len(TRANSIENT)]
+
+
+def reply_text(player: str, prompt: str, seed) -> str:
+    kind, _, name = player.partition(":")
+    if kind == "crg":
+        return scripted_provider.answer(name, prompt)
+    return ipd_answer(name, prompt, seed)
+
+
+class Handler(BaseHTTPRequestHandler):
+    stub: Stub
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def do_GET(self):  # health check: GET /v1/models
+        self._send(200, {"object": "list", "data": []})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        model, messages = body["model"], body["messages"]
+        player, options = options_of(model)
+        prompt = user_text(messages)
+        outcome = self._fault(options, prompt)
+        self.stub.record(model, outcome or "answered")
+        if outcome:
+            return
+        text = reply_text(player, prompt, body.get("seed"))
+        constrained = "grammar" in (body.get("extra_body") or body) or body.get("response_format")
+        if options.get("ignore_grammar") and constrained:
+            text = f"{text}. I choose this because it seemed best."
+        elif body.get("response_format"):
+            text = json.dumps({"choice": text})
+        self._send(200, {
+            "id": "stub-1", "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 1, "total_tokens": len(prompt) // 4 + 1},
+        })
+
+    def _fault(self, options: dict, prompt: str) -> str | None:
+        """Send the fault's reply and name it, or None to answer normally."""
+        digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+        if options.get("auth"):
+            return self._error(401, "invalid_api_key", "Incorrect API key provided", "auth")
+        if options.get("quota"):
+            return self._error(429, "insufficient_quota", "You exceeded your current quota", "quota")
+        if "policy" in options and digest % int(options["policy"]) == 0:
+            return self._error(400, "content_policy_violation",
+                               "Your request was rejected as a result of our safety system", "policy")
+        if "context" in options and len(prompt) > int(options["context"]):
+            return self._error(400, "context_length_exceeded",
+                               f"This model's maximum context length is {options['context']} tokens", "context")
+        kind = self.stub.transient(float(options.get("fail", 0)))
+        if kind == "timeout":
+            time.sleep(float(options.get("hang", 3)))
+            return self._error(504, None, "late", "timeout")
+        if kind is not None:
+            headers = {"Retry-After": str(options.get("retry_after", 0.1))} if kind == "429" else {}
+            return self._error(int(kind), None, f"transient {kind}", kind, headers)
+        return None
+
+    def _error(self, status: int, code, message: str, outcome: str, headers=None) -> str:
+        error = {"message": message, "type": "invalid_request_error" if status == 400 else "server_error",
+                 "code": code, "param": None}
+        self._send(status, {"error": error}, headers)
+        return outcome
+
+    def _send(self, status: int, payload: dict, headers=None) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (its time-out)
+            pass
+
+
+class StubServer:
+    """Start the stub on 127.0.0.1 in a daemon thread; ``api_base`` is its OpenAI base URL.
+
+    Args:
+        log: file that receives one JSON line per request.
+    """
+
+    def __init__(self, log: Path, seed: int = 0):
+        handler = type("BoundHandler", (Handler,), {"stub": Stub(log, seed)})
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.log = log
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> "StubServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def outcomes(self) -> list[dict]:
+        """Every request so far: [{"model": ..., "outcome": ...}, ...]."""
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
