@@ -25,7 +25,7 @@ def ran(tmp_path_factory):
             "models": {
                 "censored": stub_model("ipd:TFT;policy=2", stub.api_base),
                 "chatty": stub_model("ipd:GRIM;ignore_grammar", stub.api_base, "grammar"),
-                "short": stub_model("ipd:ALLC;context=2400", stub.api_base),
+                "short": stub_model("ipd:ALLC;context=1800", stub.api_base),
             },
             "ipd": {
                 "samples": 2, "max_reasks": 1, "framings": {"none": ""},
@@ -52,10 +52,13 @@ def test_content_policy_rejections_are_refused_answers_kept_and_reasked(ran):
     the note (a new prompt, which may pass), and counted."""
     flow, _, outcomes = ran
     answers = pd.read_parquet(flow.root / "results/ipd/original/answers.parquet")
-    censored = answers[answers["model"] == "censored"]
+    moves = pd.read_parquet(flow.root / "results/ipd/play/moves.parquet")
+    asked = pd.concat([answers, moves])
+    censored = asked[asked["model"] == "censored"]
     statuses = [s for row in censored.itertuples() for s in [*row.earlier_statuses, row.status]]
     assert "refused" in statuses and sum(o["outcome"] == "policy" for o in outcomes) == statuses.count("refused")
     assert censored.loc[censored["status"] == "refused", "action"].isna().all()
+    censored = answers[answers["model"] == "censored"]
     rates = pd.read_csv(flow.root / "results/ipd/original/invalid_rates.csv").set_index("model")
     assert rates.loc["censored", "n_refused"] == (censored["status"] == "refused").sum()
 
@@ -73,7 +76,7 @@ def test_a_grammar_ignoring_server_is_flagged_and_counted(ran):
 
 
 def test_an_over_long_game_is_closed_as_incomplete_with_the_reason(ran):
-    """'short' rejects prompts over 2,400 characters: its games stop in the round whose history
+    """'short' rejects prompts over 1,800 characters (round 9 of a 10-round game has 1,827): its games stop in the round whose history
     no longer fits (status failed, the reason kept); the run goes on."""
     flow, _, outcomes = ran
     moves = pd.read_parquet(flow.root / "results/ipd/play/moves.parquet")

@@ -127,3 +127,22 @@ def test_the_api_key_is_sent_but_never_stored(monkeypatch):
     completion, provider, _ = run(monkeypatch, [], {**ENTRY, "api_key_env": "TEST_PROVIDER_KEY"})
     assert provider.kwargs[0]["api_key"] == "sk-test-very-secret-0123456789"
     assert "sk-test-very-secret" not in repr(completion.entry)
+
+
+@pytest.mark.parametrize("message", [
+    "Your request was rejected as a result of our safety system.",
+    "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+    "Output blocked by content_filter",
+])
+def test_a_plain_bad_request_that_says_content_was_refused_is_a_refusal(monkeypatch, message):
+    """Providers word refusals differently and litellm maps only some to ContentPolicyViolationError."""
+    refused = lambda: litellm.BadRequestError(message, model="gpt-4o", llm_provider="openai")  # noqa: E731
+    completion, provider, _ = run(monkeypatch, [refused])
+    assert provider.calls == 1 and completion.finish_reason == "content_filter" and completion.failure is None
+
+
+def test_a_plain_bad_request_that_says_the_prompt_is_too_long_is_too_long(monkeypatch):
+    too_long = lambda: litellm.BadRequestError("Requested tokens (3000) exceed context window of 2048",  # noqa: E731
+                                               model="gpt-4o", llm_provider="openai")
+    completion, _, _ = run(monkeypatch, [too_long])
+    assert completion.failure is not None and not completion.retryable

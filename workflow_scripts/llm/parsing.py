@@ -93,6 +93,8 @@ def parse_answer(
         ValueError: if ``options`` is empty or has duplicates when compared case-insensitively.
     """
     _check_options(options)
+    if finish_reason == "content_filter":
+        return ParsedAnswer(None, REFUSED)
     cut = finish_reason == "length"
     if text is None or not text.strip():
         return ParsedAnswer(None, TRUNCATED if cut else EMPTY)

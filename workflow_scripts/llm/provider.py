@@ -8,9 +8,11 @@ were invisible. Here each provider error is sorted into one of four kinds:
   backoff and jitter, honouring ``Retry-After``, at most ``num_retries`` times and within
   ``retry_budget_s`` seconds; a request that still fails comes back as a *failed* completion
   (``retryable``: a rerun asks it again), never as an exception that ends the job;
-- **refusal** (litellm's ``ContentPolicyViolationError``, an HTTP 400 subclass): an answer with
-  finish reason ``content_filter`` and no text, which the parser labels ``refused``;
-- **too long** (``ContextWindowExceededError``): a failed completion that a rerun cannot fix;
+- **refusal** (litellm's ``ContentPolicyViolationError``, an HTTP 400 subclass, or any 400 whose
+  text says the content was refused: :data:`REFUSAL_MARKERS`): an answer with finish reason
+  ``content_filter`` and no text, which the parser labels ``refused``;
+- **too long** (``ContextWindowExceededError``, or a 400 saying so: :data:`TOO_LONG_MARKERS`): a
+  failed completion that a rerun cannot fix;
 - **permanent** (authentication, permission, unknown model, a rejected parameter, an exhausted
   quota): :class:`~workflow_scripts.llm.base.PermanentQueryError` naming the model and the config
   field; the model's job stops, everything answered stays in the cache.
@@ -35,7 +37,13 @@ LITELLM_VERSION = version("litellm")
 litellm.suppress_debug_info = True
 
 REFUSAL_ERRORS = (litellm.ContentPolicyViolationError,)
+REFUSAL_MARKERS = ("content_policy", "content policy", "content management policy", "safety system",
+                   "content_filter", "responsible ai policy")
+"""A 400 whose text says the content was refused is a refusal, whatever class litellm mapped it to
+(providers word it differently and litellm recognises only some wordings)."""
 TOO_LONG_ERRORS = (litellm.ContextWindowExceededError,)
+TOO_LONG_MARKERS = ("context_length_exceeded", "maximum context length", "context window", "context length",
+                    "prompt is too long", "too many tokens")
 PERMANENT_ERRORS = (
     litellm.AuthenticationError,
     litellm.PermissionDeniedError,
@@ -81,12 +89,12 @@ class LiteLLMModel:
             call_started = time.perf_counter()
             try:
                 raw = await litellm.acompletion(**params, **self._transport())
-            except REFUSAL_ERRORS as error:
-                return self._refusal(request, params, error, time.perf_counter() - call_started, retries)
-            except TOO_LONG_ERRORS as error:
-                reason = f"prompt longer than the model's context: {_short(error)}"
-                return failed(request, params, reason, retries, retryable=False)
             except PERMANENT_ERRORS as error:
+                if _is_refusal(error):
+                    return self._refusal(request, params, error, time.perf_counter() - call_started, retries)
+                if _is_too_long(error):
+                    reason = f"prompt longer than the model's context: {_short(error)}"
+                    return failed(request, params, reason, retries, retryable=False)
                 raise self._permanent(error, request) from error
             except TRANSIENT_ERRORS as error:
                 if _is_quota(error):
@@ -185,6 +193,16 @@ def retry_after(error: Exception) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except (TypeError, ValueError):
         return None
+
+
+def _is_refusal(error: Exception) -> bool:
+    return isinstance(error, REFUSAL_ERRORS) or (
+        isinstance(error, litellm.BadRequestError) and any(m in str(error).lower() for m in REFUSAL_MARKERS))
+
+
+def _is_too_long(error: Exception) -> bool:
+    return isinstance(error, TOO_LONG_ERRORS) or (
+        isinstance(error, litellm.BadRequestError) and any(m in str(error).lower() for m in TOO_LONG_MARKERS))
 
 
 def _is_quota(error: Exception) -> bool:
