@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import REPO
-from workflow_scripts.answers import STATUSES, VALID, parse_answer
+from workflow_scripts.llm.parsing import STATUSES, VALID, parse_answer
 from workflow_scripts.session import model_session
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")

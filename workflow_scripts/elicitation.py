@@ -15,7 +15,7 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-from workflow_scripts.answers import VALID, parse_answer
+from workflow_scripts.llm.parsing import VALID, parse_answer
 from workflow_scripts.query import CacheMiss, QueryClient
 
 

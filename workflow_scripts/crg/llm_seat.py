@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
-from workflow_scripts.crg.parsing import parse_contribution
 from workflow_scripts.crg.prompts import Prompter
 from workflow_scripts.crg.questions import value_question
 from workflow_scripts.crg.seats import VALID, Attempt, Decision, QuestionAnswer, SeatView
+from workflow_scripts.llm.parsing import parse_answer
 
 
 class AskClient(Protocol):
@@ -48,7 +48,7 @@ async def ask_until_valid(
             asked = prompter.reask(messages, attempts[-1].raw, options)
         name = f"{replicate}/attempt={index}"
         response = await client.ask(asked, name, options, label=name)
-        parsed = parse_contribution(response.text, response.finish_reason, options)
+        parsed = parse_answer(response.text, response.finish_reason, options)
         attempts.append(Attempt(
             name, response.key, response.text, response.finish_reason, parsed.status, parsed.method, parsed.value,
         ))

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from workflow_scripts.crg.engine import GameState, Rules
-
-VALID = "valid"
+from workflow_scripts.llm.parsing import VALID  # noqa: F401  (used by the seats and records modules)
 
 
 @dataclass(frozen=True)
@@ -52,7 +51,7 @@ class Attempt:
         raw: raw answer text as received.
         finish_reason: provider's finish reason, or None.
         status: ``valid``, ``invalid``, ``empty``, ``truncated`` or ``refused``.
-        method: ``strict``, ``lenient`` or ``lenient_crg`` when valid, else None.
+        method: how a valid answer was read (``workflow_scripts.llm.parsing.METHODS``), else None.
         value: the option answered (a string from the options), or None.
     """
 

@@ -12,10 +12,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.answers import STATUSES, VALID
 from workflow_scripts.ipd import known
 from workflow_scripts.ipd.prompts import StagePayoffs
 from workflow_scripts.ipd.scenarios import scenarios, strategy_column
+from workflow_scripts.llm.parsing import STATUSES, VALID
 from workflow_scripts.stats import wilson_interval
 
 GROUP = ["model", "experiment", "condition", "scenario"]

@@ -22,11 +22,11 @@ import logging
 
 import pandas as pd
 
-from workflow_scripts.answers import VALID
 from workflow_scripts.elicitation import ReplayIncomplete, answer_row
 from workflow_scripts.ipd.conditions import Condition
 from workflow_scripts.ipd.pairs import pair_models
 from workflow_scripts.ipd.prompts import ACTIONS, StagePayoffs, messages, play_prompt
+from workflow_scripts.llm.parsing import VALID
 from workflow_scripts.query import CacheMiss
 from workflow_scripts.session import model_session
 

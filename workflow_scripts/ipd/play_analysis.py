@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from workflow_scripts.answers import VALID
+from workflow_scripts.llm.parsing import VALID
 
 GAME = ["experiment", "condition", "treatment", "framing", "pair", "game"]
 NO_MOVE = "?"
