@@ -12,10 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workflow_scripts.llm.parsing import (
-    END_OF_TURN_MARKERS,
     METHODS,
     NEGATION_CUES,
-    REASONING_TAGS,
     REFUSAL_PHRASES,
     STATUSES,
     ParsedAnswer,
@@ -48,6 +46,7 @@ CASES = [
     ("<think>never closed", "stop", LR, None, "invalid", None),
     ("<think>x</think>L <think>more", "stop", LR, None, "invalid", None),  # reopened, never closed
     ("<think>only reasoning</think>", "stop", LR, None, "invalid", None),
+    ("<think>\nL", "stop", LR, None, "invalid", None),  # L is inside the unclosed block
     # trailing end-of-turn markers
     ("R<end_of_turn>", "stop", LR, "R", "valid", "strict"),
     ("L</s>", "stop", LR, "L", "valid", "strict"),
@@ -101,7 +100,12 @@ CASES = [
     ('```json\n{"action": "L"}\n```', "stop", LR, "L", "valid", "lenient"),
     ('{"contribution": 4}', "stop", CRG, "4", "valid", "lenient"),
     ('{"choice": "L", "reason": "R is worse"}', "stop", LR, "L", "valid", "lenient"),
+    ('{"answer": "R"}', "stop", LR, "R", "valid", "lenient"),
+    ('{"move": "L"}', "stop", LR, "L", "valid", "lenient"),
+    ('{"option": "R"}', "stop", LR, "R", "valid", "lenient"),
+    ('{"Choice": " L "}', "stop", LR, "L", "valid", "lenient"),
     ('{"contribution": true}', "stop", CRG, None, "invalid", None),
+    ('{"reason": "L"}', "stop", LR, None, "invalid", None),  # not an answer key
     ('{"choice": "X"}', "stop", LR, None, "invalid", None),
     ('{"choice": "L", "action": "R"}', "stop", LR, None, "invalid", None),
     # explained: one committing clause; the rest names no other option
@@ -118,6 +122,7 @@ CASES = [
     ("R\n\nI retaliate because they defected.", "length", LR, None, "truncated", None),
     ("C\n\nA tie: both pay 20.", "stop", ABC, None, "invalid", None),  # "A" names option A
     ("4\n\nOthers gave 20 and 0.5 of them kept", "stop", CRG, "4", "valid", "explained"),  # 20, 0.5: not options
+    ("2\n\nThey kept 1.4 on average", "stop", CRG, "2", "valid", "explained"),  # 1.4 does not name 4
     # negation is not refusal
     ("I won't pick R. L", "stop", LR, "L", "valid", "explained"),
     ("I will not give 0; I give 4 units", "stop", CRG, "4", "valid", "explained"),
@@ -183,17 +188,32 @@ def test_bad_options_are_rejected(options):
 
 # --- reasoning tags and end-of-turn markers, each one ---------------------------------------
 
-@pytest.mark.parametrize("opening, closing", REASONING_TAGS)
+# Reasoning tag pairs the parser must know, listed here independently of the module: Open WebUI's
+# DEFAULT_REASONING_TAGS (backend/open_webui/utils/middleware.py) and Mistral Magistral's [THINK].
+EXPECTED_REASONING_TAGS = [
+    ("<think>", "</think>"), ("<thinking>", "</thinking>"), ("<reason>", "</reason>"),
+    ("<reasoning>", "</reasoning>"), ("<thought>", "</thought>"), ("<Thought>", "</Thought>"),
+    ("<|begin_of_thought|>", "<|end_of_thought|>"), ("◁think▷", "◁/think▷"), ("[THINK]", "[/THINK]"),
+]
+# End-of-turn tokens of common chat templates (Gemma, Llama 2/3, Mistral, ChatML, GPT-2, Phi-3,
+# gpt-oss, Command-R, DeepSeek), listed independently of the module.
+EXPECTED_END_MARKERS = [
+    "<end_of_turn>", "<eos>", "</s>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|im_end|>",
+    "<|endoftext|>", "<|end|>", "<|return|>", "<|END_OF_TURN_TOKEN|>", "<｜end▁of▁sentence｜>",
+]
+
+
+@pytest.mark.parametrize("opening, closing", EXPECTED_REASONING_TAGS)
 def test_each_reasoning_tag_pair(opening, closing):
     """Full block, closing tag alone, case changed, and an unclosed opening tag."""
     assert parse_answer(f"{opening}they defected, R is fair{closing}\nL", "stop", LR).value == "L"
     assert parse_answer(f"they defected, R is fair{closing} L", "stop", LR).value == "L"
     assert parse_answer(f"{opening.upper()}R?{closing.upper()}L", "stop", LR).value == "L"
-    assert parse_answer(f"{opening}they defected, so", "stop", LR).status == "invalid"
-    assert parse_answer(f"{opening}they defected, so", "length", LR).status == "truncated"
+    assert parse_answer(f"{opening}they defected, so\nL", "stop", LR).status == "invalid"
+    assert parse_answer(f"{opening}they defected, so\nL", "length", LR).status == "truncated"
 
 
-@pytest.mark.parametrize("marker", END_OF_TURN_MARKERS)
+@pytest.mark.parametrize("marker", EXPECTED_END_MARKERS)
 def test_each_end_of_turn_marker(marker):
     """A trailing marker (also repeated, with whitespace) is not part of the answer."""
     assert parse_answer(f"R{marker}", "stop", LR) == ParsedAnswer("R", "valid", "strict")
@@ -284,8 +304,9 @@ INLINE_WRAPPERS = [
 ]
 NUMBER_FORMS = ["{}", "{} units", "{} units to the pool this round", "{} units into the shared pool"]
 EXPLANATIONS = ["", "\n\nI pick this because it pays more.", "\nReason: the pool is behind", "\n\nThey defected."]
-REASONING = [""] + [f"{o}weighing it up{c}\n" for o, c in REASONING_TAGS] + [f"hmm{c} " for _, c in REASONING_TAGS]
-ENDINGS = ["", "\n"] + list(END_OF_TURN_MARKERS)
+REASONING = [""] + [f"{o}weighing it up{c}\n" for o, c in EXPECTED_REASONING_TAGS] + [
+    f"hmm{c} " for _, c in EXPECTED_REASONING_TAGS]
+ENDINGS = ["", "\n"] + EXPECTED_END_MARKERS
 SEPARATORS = ["\n", "\n\n", ". ", "; ", ", ", " or ", " and then ", "\n\nOn second thought, ", "! "]
 
 

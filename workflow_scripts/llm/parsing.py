@@ -304,7 +304,7 @@ def _json_object(text: str) -> dict | None:
 
 def _from_json(obj: dict, options: Sequence[str]) -> str | None:
     values = [obj[k] for k in obj if str(k).casefold() in JSON_KEYS]
-    if len(values) != 1 or not isinstance(values[0], (str, int)) or isinstance(values[0], bool):
+    if len(values) != 1 or not isinstance(values[0], (str, int)):
         return None
     return _match_option(str(values[0]).strip(), options)
 
