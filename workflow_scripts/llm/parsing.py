@@ -27,9 +27,9 @@ Rules, in this order (each a kind of answer, not a list of quoted strings):
    compose (``Decision: **\\boxed{L}**``). A JSON object whose only answer key
    (:data:`JSON_KEYS`) holds an option (``{"choice": "L"}``, ``{"contribution": 4}``) is a form
    too; a JSON answer is read by this rule alone.
-7. ``explained``: the answer splits into sentences, lines and comma-separated clauses; exactly
-   one of them is a form (rule 6) and no other clause names another option, except clauses that
-   negate (:data:`NEGATION_CUES`: ``not``, ``n't``, ``never``, ``instead of``, ...), whose options
+7. ``explained``: the answer splits into clauses (at line breaks, at ``.``, ``!``, ``?``, ``;``
+   followed by a space, and at ``,`` followed by a space); exactly one clause is a form (rule 6)
+   and no other clause names another option, except clauses that negate (:data:`NEGATION_CUES`: ``not``, ``n't``, ``never``, ``instead of``, ...), whose options
    are rejected and cannot be the answer. ``R\\n\\nI retaliate because...`` is ``R``;
    ``I won't pick R. L`` is ``L``; ``L\\n\\nOn second thought, R`` and ``I choose L because R is
    mean`` are ``invalid``. An option is *named* when it stands alone as a token, compared
