@@ -1,13 +1,15 @@
 """The one answer parser: each kind of answer with the label it must get (rules in workflow_scripts/llm/parsing.py).
 
-Expected values are read off by hand from the documented rules; the answer kinds come from
-issue 9 ("Answers read as models write them") and from the earlier per-study tables
-(tests/test_answers.py, tests/crg/test_parsing_questions.py) they replace.
+Expected values are read off by hand from the documented rules. The table of answer kinds is
+answer_cases.yaml beside this file (kinds from issue 9, "Answers read as models write them", and
+from the earlier per-study tables tests/test_answers.py and tests/crg/test_parsing_questions.py).
 """
 
 import re
+from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,132 +28,12 @@ CRG = ("0", "2", "4")
 ABC = ("A", "B", "C")
 TARGETS = ("60", "120", "180", "240")
 
-# (raw text, finish reason, options, expected value, expected status, expected method)
+NAMED_OPTIONS = {"LR": LR, "CRG": CRG, "ABC": ABC, "TARGETS": TARGETS}
+# (raw text, finish reason, options, expected value, expected status, expected method), one row a kind.
 CASES = [
-    # strict: exactly an option
-    ("L", "stop", LR, "L", "valid", "strict"),
-    ("R", "stop", LR, "R", "valid", "strict"),
-    ("  R\n", "stop", LR, "R", "valid", "strict"),
-    ("L", "length", LR, "L", "valid", "strict"),  # max_tokens=1 answering L lost nothing
-    ("4", "stop", CRG, "4", "valid", "strict"),
-    ("2", "stop", CRG, "2", "valid", "strict"),
-    # reasoning blocks, with and without the opening tag (it was in the prompt)
-    ("<think>They defected, so retaliate.</think>R", "stop", LR, "R", "valid", "strict"),
-    ("<think>p is 0.9, so give</think>4", "stop", CRG, "4", "valid", "strict"),
-    ("<think>\nhmm\n</think>\n\n**L**", "stop", LR, "L", "valid", "lenient"),
-    ("weighing it up...</think>\nL", "stop", LR, "L", "valid", "strict"),
-    ("they gave 4 twice</think> I contribute 2 units", "stop", CRG, "2", "valid", "lenient"),
-    ("<think>R looks tempting</think><think>but L pays</think>L", "stop", LR, "L", "valid", "strict"),
-    ("<think>Let me weigh the options carefully", "length", LR, None, "truncated", None),
-    ("<think>never closed", "stop", LR, None, "invalid", None),
-    ("<think>x</think>L <think>more", "stop", LR, None, "invalid", None),  # reopened, never closed
-    ("<think>only reasoning</think>", "stop", LR, None, "invalid", None),
-    ("<think>\nL", "stop", LR, None, "invalid", None),  # L is inside the unclosed block
-    # trailing end-of-turn markers
-    ("R<end_of_turn>", "stop", LR, "R", "valid", "strict"),
-    ("L</s>", "stop", LR, "L", "valid", "strict"),
-    ("2<|eot_id|>", "stop", CRG, "2", "valid", "strict"),
-    ("Answer: L <|im_end|>\n", "stop", LR, "L", "valid", "lenient"),
-    ("L<end_of_turn>\n<start_of_turn>user\nR", "stop", LR, None, "invalid", None),  # not trailing
-    # lenient: one form naming one option
-    ("l", "stop", LR, "L", "valid", "lenient"),
-    ("r.", "stop", LR, "R", "valid", "lenient"),
-    ("**L**", "stop", LR, "L", "valid", "lenient"),
-    ("*R*", "stop", LR, "R", "valid", "lenient"),
-    ("`L`", "stop", LR, "L", "valid", "lenient"),
-    ("(L)", "stop", LR, "L", "valid", "lenient"),
-    ("[R]", "stop", LR, "R", "valid", "lenient"),
-    ("{R}", "stop", LR, "R", "valid", "lenient"),
-    ('"L".', "stop", LR, "L", "valid", "lenient"),
-    ("\\boxed{L}", "stop", LR, "L", "valid", "lenient"),
-    ("$\\boxed{4}$", "stop", CRG, "4", "valid", "lenient"),
-    ("\\(\\text{R}\\)", "stop", LR, "R", "valid", "lenient"),
-    ("Answer: L", "stop", LR, "L", "valid", "lenient"),
-    ("answer: r", "stop", LR, "R", "valid", "lenient"),
-    ("Answer:\nL", "stop", LR, "L", "valid", "lenient"),
-    ("Decision: R", "stop", LR, "R", "valid", "lenient"),
-    ("**Decision:** R", "stop", LR, "R", "valid", "lenient"),
-    ("Move for round 7: L", "stop", LR, "L", "valid", "lenient"),
-    ("My move this round: R", "stop", LR, "R", "valid", "lenient"),
-    ("The answer is R", "stop", LR, "R", "valid", "lenient"),
-    ("Final answer: 4", "stop", CRG, "4", "valid", "lenient"),
-    ("Final answer - R", "stop", LR, "R", "valid", "lenient"),
-    ("My choice is L.", "stop", LR, "L", "valid", "lenient"),
-    ("I choose R", "stop", LR, "R", "valid", "lenient"),
-    ("I will choose L.", "stop", LR, "L", "valid", "lenient"),
-    ("I'll go with R!", "stop", LR, "R", "valid", "lenient"),
-    ("Decision: **\\boxed{L}**", "stop", LR, "L", "valid", "lenient"),
-    ("(C)", "stop", ABC, "C", "valid", "lenient"),
-    ("Answer: 120", "stop", TARGETS, "120", "valid", "lenient"),
-    # numeric options: units, destination, round (the collective-risk sentences)
-    ("**2**", "stop", CRG, "2", "valid", "lenient"),
-    ("**4**", "stop", CRG, "4", "valid", "lenient"),
-    ("I contribute 2 units.", "stop", CRG, "2", "valid", "lenient"),
-    ("Contribution: 2 units", "stop", CRG, "2", "valid", "lenient"),
-    ("I'll contribute 4 units to the pool this round.", "stop", CRG, "4", "valid", "lenient"),
-    ("I will put 0 units into the pool.", "stop", CRG, "0", "valid", "lenient"),
-    ("2 units.", "stop", CRG, "2", "valid", "lenient"),
-    ("My contribution this round is 2", "stop", CRG, "2", "valid", "lenient"),
-    ("I'm going to give 4 units to the shared pool", "stop", CRG, "4", "valid", "lenient"),
-    ("L units", "stop", LR, None, "invalid", None),  # units only after numbers
-    # JSON objects
-    ('{"choice": "L"}', "stop", LR, "L", "valid", "lenient"),
-    ('{"choice": "R"} ', "stop", LR, "R", "valid", "lenient"),
-    ('```json\n{"action": "L"}\n```', "stop", LR, "L", "valid", "lenient"),
-    ('{"contribution": 4}', "stop", CRG, "4", "valid", "lenient"),
-    ('{"choice": "L", "reason": "R is worse"}', "stop", LR, "L", "valid", "lenient"),
-    ('{"answer": "R"}', "stop", LR, "R", "valid", "lenient"),
-    ('{"move": "L"}', "stop", LR, "L", "valid", "lenient"),
-    ('{"option": "R"}', "stop", LR, "R", "valid", "lenient"),
-    ('{"Choice": " L "}', "stop", LR, "L", "valid", "lenient"),
-    ('{"contribution": true}', "stop", CRG, None, "invalid", None),
-    ('{"reason": "L"}', "stop", LR, None, "invalid", None),  # not an answer key
-    ('{"choice": "X"}', "stop", LR, None, "invalid", None),
-    ('{"choice": "L", "action": "R"}', "stop", LR, None, "invalid", None),
-    # explained: one committing clause; the rest names no other option
-    ("R\n\nI retaliate because they defected.", "stop", LR, "R", "valid", "explained"),
-    ("4\nReason: the pool is behind", "stop", CRG, "4", "valid", "explained"),
-    ("They defected last round. Decision: R", "stop", LR, "R", "valid", "explained"),
-    ("Since they played R, I play R.", "stop", LR, "R", "valid", "explained"),
-    ("Well, L", "stop", LR, "L", "valid", "explained"),
-    ("L\n\nOn second thought, R", "stop", LR, None, "invalid", None),
-    ("L\n\nOn second thought r", "stop", LR, None, "invalid", None),  # named ignoring case
-    ("If they play R, I play L", "stop", LR, None, "invalid", None),
-    ("4\nReason: the pool is behind by 2", "stop", CRG, None, "invalid", None),
-    ("I contribute 2 units. Maybe 4.", "stop", CRG, None, "invalid", None),
-    ("R\n\nI retaliate because they defected.", "length", LR, None, "truncated", None),
-    ("C\n\nA tie: both pay 20.", "stop", ABC, None, "invalid", None),  # "A" names option A
-    ("4\n\nOthers gave 20 and 0.5 of them kept", "stop", CRG, "4", "valid", "explained"),  # 20, 0.5: not options
-    ("2\n\nThey kept 1.4 on average", "stop", CRG, "2", "valid", "explained"),  # 1.4 does not name 4
-    # negation is not refusal
-    ("I won't pick R. L", "stop", LR, "L", "valid", "explained"),
-    ("I will not give 0; I give 4 units", "stop", CRG, "4", "valid", "explained"),
-    ("I won't pick R. R", "stop", LR, None, "invalid", None),  # the rejected option cannot be the answer
-    ("I choose L rather than R", "stop", LR, None, "invalid", None),
-    # nothing readable
-    ("", "stop", LR, None, "empty", None),
-    ("   ", "stop", LR, None, "empty", None),
-    (None, "stop", LR, None, "empty", None),
-    ("", "length", LR, None, "truncated", None),
-    ("Answer: L", "length", LR, None, "truncated", None),
-    ("L or R", "stop", LR, None, "invalid", None),
-    ("LR", "stop", LR, None, "invalid", None),
-    ("Left", "stop", LR, None, "invalid", None),
-    ("answerL", "stop", LR, None, "invalid", None),
-    ("<p>I don", "stop", LR, None, "invalid", None),
-    ("I choose L because it is nice and R is mean", "stop", LR, None, "invalid", None),
-    ("3", "stop", CRG, None, "invalid", None),
-    ("40", "stop", CRG, None, "invalid", None),
-    ("I contribute 3 units.", "stop", CRG, None, "invalid", None),
-    ("I contribute 20 units.", "stop", CRG, None, "invalid", None),
-    ("I'm sorry, but I can't help with that.", "stop", LR, None, "refused", None),
-    ("As an AI, I do not play games.", "stop", LR, None, "refused", None),
-    ("I'm sorry, I can't play this game.", "stop", CRG, None, "refused", None),
-    ("I'm sorry, I cannot choose", "length", LR, None, "refused", None),
-    # content filter: refused whatever the text
-    ("L", "content_filter", LR, None, "refused", None),
-    ("L", "content_filter", ("R", "X"), None, "refused", None),
-    ("", "content_filter", LR, None, "refused", None),
+    (text, finish, NAMED_OPTIONS[options] if isinstance(options, str) else tuple(options), value, status, method)
+    for text, finish, options, value, status, method
+    in yaml.safe_load((Path(__file__).parent / "answer_cases.yaml").read_text(encoding="utf-8"))
 ]
 
 
@@ -240,12 +122,17 @@ REFUSAL_EXAMPLES = [
 ]
 
 
+def only_matches(patterns, examples):
+    """Whether each example (in order) is matched by its own pattern and by no other."""
+    return len(patterns) == len(examples) and all(
+        [p for p in patterns if re.search(p, example, re.IGNORECASE)] == [pattern]
+        for pattern, example in zip(patterns, examples)
+    )
+
+
 def test_every_refusal_phrase_has_its_own_example():
     """Deleting any one phrase leaves its example unmatched (so its refusal test below fails)."""
-    assert len(REFUSAL_EXAMPLES) == len(REFUSAL_PHRASES)
-    for phrase, example in zip(REFUSAL_PHRASES, REFUSAL_EXAMPLES):
-        matching = [p for p in REFUSAL_PHRASES if re.search(p, example, re.IGNORECASE)]
-        assert matching == [phrase], example
+    assert only_matches(REFUSAL_PHRASES, REFUSAL_EXAMPLES)
 
 
 @pytest.mark.parametrize("example", REFUSAL_EXAMPLES)
@@ -264,25 +151,16 @@ def test_a_committed_option_beats_each_refusal_phrase(example):
 
 # One example per cue of NEGATION_CUES, in the same order: the cue rejects R, the answer is L.
 NEGATION_EXAMPLES = [
-    "I will not pick R. L",
-    "I won't pick R. L",
-    "I cannot pick R. L",
-    "I never pick R. L",
-    "No R for me. L",
-    "Nor would R help. L",
-    "Neither R. L",
-    "L, instead of R",
-    "L, rather than R",
-    "I avoid R. L",
-    "I decided against R. L",
+    *(f"{clause}. L" for clause in (
+        "I will not pick R", "I won't pick R", "I cannot pick R", "I never pick R", "No R for me",
+        "Nor would R help", "Neither R")),
+    "L, instead of R", "L, rather than R", "I avoid R. L", "I decided against R. L",
 ]
 
 
 def test_every_negation_cue_has_its_own_example():
     """Deleting any one cue leaves its example naming R unrejected (so its test below fails)."""
-    assert len(NEGATION_EXAMPLES) == len(NEGATION_CUES)
-    for cue, example in zip(NEGATION_CUES, NEGATION_EXAMPLES):
-        assert [c for c in NEGATION_CUES if re.search(c, example, re.IGNORECASE)] == [cue], example
+    assert only_matches(NEGATION_CUES, NEGATION_EXAMPLES)
 
 
 @pytest.mark.parametrize("example", NEGATION_EXAMPLES)
