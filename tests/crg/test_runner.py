@@ -95,11 +95,11 @@ def test_a_seat_still_unreadable_marks_the_game_incomplete_never_zero():
 
 
 def test_crg_sentence_answers_count_as_lenient():
-    """'I will put 2 units into the pool.' is read as 2 (method lenient_crg)."""
+    """'I will put 2 units into the pool.' is read as 2 (method lenient, workflow_scripts.llm.parsing rule 6)."""
     records = play(job(games=1), {"m": FakeClient("text:I will put 2 units into the pool.")})
     assert records[0].outcome.pool == 120
     decisions = tables(records)["decisions"].to_pylist()
-    assert {d["parse_method"] for d in decisions} == {"lenient_crg"}
+    assert {d["parse_method"] for d in decisions} == {"lenient"}
 
 
 def test_replay_from_seed_and_cache_is_byte_identical_with_zero_calls():

@@ -16,6 +16,7 @@ import pandas as pd
 from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS
 from workflow_scripts.ipd.scenarios import MEMORY2_SCENARIOS, kind_of_columns, scenario_title, strategy_column, strategy_columns
+from workflow_scripts.llm.parsing import STATUSES, VALID
 
 SCENARIO_TITLES = {s: scenario_title(s) for s in MEMORY2_SCENARIOS + ("one_shot",)}
 """Readable names of every scenario (memory-1, memory-2, one-shot) for headings and axes."""

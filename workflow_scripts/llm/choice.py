@@ -19,11 +19,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from workflow_scripts.llm.base import Completion, LanguageModel, Request
-from workflow_scripts.llm.parsing import VALID, ParsedAnswer, conforms, parse_answer
+from workflow_scripts.llm.parsing import FAILED, VALID, ParsedAnswer, conforms, parse_answer
 from workflow_scripts.llm.templates import PromptTemplate
 
-FAILED = "failed"
-"""Status of a question whose last request got no answer from the provider."""
 PREVIOUS_ANSWER_CHARS = 200
 """An unreadable answer is quoted back up to this many characters (its end is cut)."""
 REASK_FIELDS = ("previous", "options")
@@ -136,14 +134,15 @@ async def ask_choice(
             asked = reask_messages(asked, attempts[-1].completion.text, options, reask_note)
         replicate_i = attempt_replicate(replicate, index)
         completion = await model.complete(Request(asked, replicate_i, options, f"{label} replicate {replicate_i}".strip()))
-        attempts.append(_attempt(replicate_i, completion, options, model.spec.answer_format))
+        attempts.append(_attempt(replicate_i, completion, options))
         if attempts[-1].parsed.status == VALID or completion.failure is not None:
             break
     return Answer(model.spec.name, model.spec.litellm_model, options, tuple(attempts))
 
 
-def _attempt(replicate, completion: Completion, options: tuple[str, ...], answer_format: str) -> Attempt:
+def _attempt(replicate, completion: Completion, options: tuple[str, ...]) -> Attempt:
     if completion.failure is not None:
         return Attempt(replicate, completion, ParsedAnswer(None, FAILED), None)
     parsed = parse_answer(completion.text, completion.finish_reason, options)
-    return Attempt(replicate, completion, parsed, conforms(completion.text, answer_format, options))
+    asked_under = completion.entry["request"]["params"] if completion.entry else {}
+    return Attempt(replicate, completion, parsed, conforms(completion.text, asked_under))

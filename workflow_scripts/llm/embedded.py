@@ -25,6 +25,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -150,10 +151,38 @@ def _terminate_on_sigterm() -> Iterator[None]:
             signal.signal(signal.SIGTERM, previous)
 
 
+SIGILL_HINT = (
+    "it died of an illegal instruction: llama.cpp was built for CPU instructions this machine lists but "
+    "does not allow (AMX or AVX-512 in some virtual machines). Rebuild it portably: "
+    "rm -rf .venv && make setup (the Makefile builds llama.cpp with -DGGML_NATIVE=OFF)"
+)
+
+
+@dataclass(frozen=True)
+class Served:
+    """A running server: its OpenAI-compatible base URL and its process."""
+
+    base: str
+    process: subprocess.Popen
+    log_file: Path
+
+    def check_alive(self) -> None:
+        """Raise if the server has exited (it answers nothing more).
+
+        Raises:
+            EmbeddedModelError: naming the exit code, with the fix for an illegal instruction.
+        """
+        code = self.process.poll()
+        if code is None:
+            return
+        hint = SIGILL_HINT if code == -signal.SIGILL else f"see {self.log_file}"
+        raise EmbeddedModelError(f"the llama.cpp server exited with code {code} while answering; {hint}")
+
+
 @contextlib.contextmanager
 def embedded_server(
     model: Path, log_file: Path, n_ctx: int = 2048, threads: int = 2, timeout: float = 180
-) -> Iterator[str]:
+) -> Iterator[Served]:
     """Serve ``model`` on 127.0.0.1 for the duration of the ``with`` block.
 
     Args:
@@ -163,7 +192,7 @@ def embedded_server(
         timeout: seconds to wait for ``GET /v1/models`` to answer 200.
 
     Yields:
-        The OpenAI-compatible base URL, ``http://127.0.0.1:<port>/v1``.
+        The :class:`Served` server; ``.base`` is ``http://127.0.0.1:<port>/v1``.
 
     Raises:
         EmbeddedModelError: if the server exits or does not become healthy in time.
@@ -180,7 +209,7 @@ def embedded_server(
             base = f"http://127.0.0.1:{port}/v1"
             _wait_healthy(process, f"{base}/models", timeout, log_file)
             log.info("embedded model %s serving at %s (pid %d)", model.name, base, process.pid)
-            yield base
+            yield Served(base, process, log_file)
         finally:
             _stop(process)
 

@@ -1,62 +1,170 @@
-"""Turn a model's raw answer into one of the allowed options, or a labelled non-answer.
+"""Read a model's raw answer as one of the allowed options, or label why it cannot be read (ours).
 
-An answer is never coerced into a move: whatever does not match the rules below is kept
-verbatim by the caller and labelled ``invalid``, ``empty``, ``truncated`` or ``refused``.
+One parser for both studies: the options are letters (``L``/``R``, seed 001 SI §4.1; ``A``/``B``/``C``
+for the collective-risk value questions) or numbers (contributions ``0``/``2``/``4``; targets
+``60``...``240``). The stored answer is never changed: the parser only reads it. A move is read only
+where the text commits to exactly one option; anything ambiguous is ``invalid``, and nothing is
+ever turned into a move by guessing.
 
-Rules, applied in this order (ours; documented in README "Answer handling"):
+Rules, in this order (each a kind of answer, not a list of quoted strings):
 
-1. ``empty``: no text at all, or only whitespace (``truncated`` if the provider stopped on
-   its token limit).
-2. A leading ``<think>...</think>`` block (reasoning models) is removed. An unclosed
-   ``<think>`` block means the answer never came: ``truncated`` on a token limit, else
-   ``invalid``.
-3. **strict**: the remaining text, stripped of surrounding whitespace, equals an option
-   exactly (``L``; ``4``).
-4. **lenient**: one of these documented forms, matched case-insensitively after removing
-   Markdown emphasis, quotes, brackets and trailing punctuation around the answer:
-   ``**L**``, ``l``, ``(L)``, ``"L".``, ``Answer: L``, ``Final answer - R``,
-   ``My choice is L``, ``I choose R``, ``I contribute 2 units.``, and a JSON object whose
-   key ``choice``/``action``/``answer``/``move``/``option``/``contribution`` holds an option
-   (``{"choice": "L"}``, ``{"contribution": 4}``).
-5. Anything else: ``refused`` when the provider filtered the content or the text reads as a
-   refusal ("I can't", "I'm sorry", "As an AI", ...); ``truncated`` when the provider
-   stopped on its token limit; otherwise ``invalid``.
+1. ``refused``: the provider's finish reason is ``content_filter``, whatever the text.
+2. ``empty``: no text, or only whitespace (``truncated`` when the finish reason is ``length``).
+3. Reasoning: everything up to the last closing tag of :data:`REASONING_TAGS` (``</think>``,
+   ``</thinking>``, ``</reasoning>``, ...) is reasoning, not the answer. The opening tag may be
+   missing (it was part of the prompt): ``weighing it up...</think>\\nL`` answers ``L``. An opening
+   tag with no closing tag after it means the answer never came: ``truncated`` on ``length``,
+   else ``invalid``.
+4. Trailing end-of-turn markers (:data:`END_OF_TURN_MARKERS`: ``<end_of_turn>``, ``</s>``,
+   ``<|eot_id|>``, ``<|im_end|>``, ...) are not part of the answer.
+5. ``strict``: what remains, stripped of surrounding whitespace, is exactly an option.
+6. ``lenient``: what remains is one *form* naming one option, read case-insensitively:
+   wrappers (Markdown emphasis and code, quotes, brackets, ``\\boxed{}``/``\\text{}``, ``$..$``,
+   trailing ``.!;,``), labels (``Answer: L``, ``Decision: R``, ``Move for round 7: L``, ``The
+   answer is R``, ``Final answer - 4``, ``My contribution this round is 2``), first-person choices
+   (``I choose R``, ``I'll go with L``, ``I will put 0 units into the pool``), and for numeric
+   options a unit and destination (``2 units``, ``4 units to the pool this round``); these
+   compose (``Decision: **\\boxed{L}**``). A JSON object whose only answer key
+   (:data:`JSON_KEYS`) holds an option (``{"choice": "L"}``, ``{"contribution": 4}``) is a form
+   too; a JSON answer is read by this rule alone.
+7. ``explained``: the answer splits into clauses (at line breaks, at ``.``, ``!``, ``?``, ``;``
+   followed by a space, and at ``,`` followed by a space); exactly one clause is a form (rule 6)
+   and no other clause names another option, except clauses that negate (:data:`NEGATION_CUES`: ``not``, ``n't``, ``never``, ``instead of``, ...), whose options
+   are rejected and cannot be the answer. ``R\\n\\nI retaliate because...`` is ``R``;
+   ``I won't pick R. L`` is ``L``; ``L\\n\\nOn second thought, R`` and ``I choose L because R is
+   mean`` are ``invalid``. An option is *named* when it stands alone as a token, compared
+   ignoring case (so with options ``A``/``B``/``C`` the article "a" names ``A``: invalid, never
+   guessed).
+8. Otherwise no option is read: ``refused`` when the text declines (:data:`REFUSAL_PHRASES`),
+   else ``truncated`` on ``length``, else ``invalid``. A committed option always beats a refusal
+   phrase (``I'm sorry they defected. R`` is ``R``), and negation is not refusal.
 
-A strictly valid answer stays valid even when the provider reports its token limit
-(``max_tokens=1`` answering ``L`` stops on the limit but lost nothing).
+A ``lenient`` or ``explained`` answer cut off by the token limit (``length``) is ``truncated``: the
+text might have gone on to change its mind. A ``strict`` one stays ``valid`` (``max_tokens=1``
+answering ``L`` lost nothing).
+
+:func:`conforms` is a separate check: whether the raw text is what the grammar or JSON schema of
+the request allowed (a server that silently ignores the constraint is caught by it).
 """
 
 from __future__ import annotations
 
+import copy
+import enum
+import functools
 import json
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
-VALID, INVALID, EMPTY, TRUNCATED, REFUSED = "valid", "invalid", "empty", "truncated", "refused"
-FAILED = "failed"
-"""No answer came: the provider still failed after its retry budget, or the prompt was too long."""
-STATUSES = (VALID, INVALID, EMPTY, TRUNCATED, REFUSED, FAILED)
+import jsonschema
+
+
+class Status(enum.StrEnum):
+    """Label of one answer; only ``valid`` answers carry a move.
+
+    The one list of statuses: a new one (e.g. ``failed`` for provider failures) is one more
+    member, and :data:`STATUSES` follows. Tables store the plain strings (``Status.VALID.value``).
+    """
+
+    VALID = "valid"
+    INVALID = "invalid"
+    EMPTY = "empty"
+    TRUNCATED = "truncated"
+    REFUSED = "refused"
+    FAILED = "failed"
+    """No answer came: the provider still failed after its retry budget, a replay miss, or a
+    prompt longer than the model's context (set by the re-ask policy, never by the parser)."""
+
+
+STATUSES: tuple[str, ...] = tuple(status.value for status in Status)
+VALID, INVALID, EMPTY, TRUNCATED, REFUSED, FAILED = (
+    Status.VALID.value, Status.INVALID.value, Status.EMPTY.value, Status.TRUNCATED.value, Status.REFUSED.value,
+    Status.FAILED.value,
+)
+
+STRICT, LENIENT, EXPLAINED = "strict", "lenient", "explained"
+METHODS = (STRICT, LENIENT, EXPLAINED)  # how a valid answer was read: rules 5, 6, 7 above
+
+# Reasoning blocks: Open WebUI's DEFAULT_REASONING_TAGS (backend/open_webui/utils/middleware.py:
+# DeepSeek-R1, QwQ, Qwen3, GLM <think>; <thinking>, <reason>, <reasoning>, <thought>; Sky-T1 and
+# OpenThinker <|begin_of_thought|>; Kimi ◁think▷) and Mistral Magistral's [THINK]. Case-insensitive.
+REASONING_TAGS = (
+    ("<think>", "</think>"),
+    ("<thinking>", "</thinking>"),
+    ("<reason>", "</reason>"),
+    ("<reasoning>", "</reasoning>"),
+    ("<thought>", "</thought>"),
+    ("<|begin_of_thought|>", "<|end_of_thought|>"),
+    ("◁think▷", "◁/think▷"),
+    ("[THINK]", "[/THINK]"),
+)
+# End-of-turn / end-of-text tokens that leak into the text when a server does not strip them:
+# Gemma, Llama 2 / Mistral, Llama 3, ChatML (Qwen), GPT-2 family, Phi-3 and gpt-oss, Command-R,
+# DeepSeek (full-width bars).
+END_OF_TURN_MARKERS = (
+    "<end_of_turn>", "<eos>", "</s>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>",
+    "<|im_end|>", "<|endoftext|>", "<|end|>", "<|return|>", "<|END_OF_TURN_TOKEN|>",
+    "<｜end▁of▁sentence｜>",
+)
 JSON_KEYS = ("choice", "action", "answer", "move", "option", "contribution")
+# Phrases by which a text declines to answer (rule 8); each is a regex matched case-insensitively.
+REFUSAL_PHRASES = (
+    r"\bi(?:'m|’m| am) sorry\b",
+    r"\bi apologi[sz]e\b",
+    r"\bas an ai\b",
+    r"\bas a language model\b",
+    r"\bi(?:'m|’m| am) (?:unable|not able) to\b",
+    r"\bi (?:can(?:not|'t|’t)|won(?:'t|’t)|will not) (?:help|assist)\b",
+    r"\bi (?:can(?:not|'t|’t)|won(?:'t|’t)|will not) (?:participate|take part|engage)\b",
+    r"\bi (?:can(?:not|'t|’t)|won(?:'t|’t)|will not) (?:comply|fulfil+)\b",
+    r"\bi (?:can(?:not|'t|’t)|won(?:'t|’t)|will not) (?:play|choose|make (?:a|this|that) (?:choice|decision))\b",
+    r"\b(?:must|have to|need to|respectfully) decline\b",
+    r"\bi (?:do not|don't|don’t) feel comfortable\b",
+    r"\bi(?:'d|’d| would) (?:rather|prefer) not\b",
+    r"\bagainst my (?:guidelines|principles|programming|policies|policy)\b",
+)
+# Words that make a clause reject the options it names (rule 7); each a regex, case-insensitive.
+NEGATION_CUES = (
+    r"\bnot\b", r"n(?:'|’)t\b", r"\bcannot\b", r"\bnever\b", r"\bno\b", r"\bnor\b", r"\bneither\b",
+    r"\binstead of\b", r"\brather than\b", r"\bavoid\b", r"\bagainst\b",
+)
 
-_THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL | re.IGNORECASE)
-_WRAPPERS = "*_`'\"“”‘’()[]{}<> \t\n"
-_TRAILING = ".!;,"
-_PREFIX = re.compile(
-    r"^(?:(?:final|my)\s+)?(?:answer|choice|decision|action|move|option|output|contribution)"
-    r"(?:\s+is)?\s*[:=\-–]?\s*(?P<x>.+)$",
-    re.IGNORECASE,
+_FLAGS = re.IGNORECASE
+_REASONING_OPEN = re.compile("|".join(re.escape(o) for o, _ in REASONING_TAGS), _FLAGS)
+_REASONING_CLOSE = re.compile("|".join(re.escape(c) for _, c in REASONING_TAGS), _FLAGS)
+_TRAILING_MARKERS = re.compile(
+    r"(?:\s*(?:" + "|".join(re.escape(m) for m in END_OF_TURN_MARKERS) + r"))+\s*$", _FLAGS
 )
-_FIRST_PERSON = re.compile(
-    r"^i(?:\s+will|\s+would|'ll)?\s+(?:choose|pick|select|play|go\s+with|contribute|give)"
-    r"\s+(?P<x>.+?)(?:\s+(?:units?|points?))?$",
-    re.IGNORECASE,
+_REFUSAL = re.compile("|".join(REFUSAL_PHRASES), _FLAGS)
+_NEGATION = re.compile("|".join(NEGATION_CUES), _FLAGS)
+# Wrappers peeled off either end: Markdown emphasis and code, quotes, brackets, math $ and \( \[.
+_WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"“”‘’()[]<>$") + r"\s"
+_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "])+")
+_TRAILING = re.compile(r"(?:\\[)\]]|[" + _WRAPPER_CHARS + ".!;,])+$")  # also trailing punctuation
+_ENCLOSURES = tuple(re.compile(p, re.DOTALL) for p in (
+    r"^\\(?:boxed|text|textbf|mathrm|mathbf)\{(?P<x>.*)\}$",  # \boxed{L}
+    r"^\{(?P<x>.*)\}$",  # {L}
+))
+_ROUND = r"(?:\s+(?:for|in)\s+(?:this\s+|the\s+next\s+|next\s+)?round(?:\s+\d+)?|\s+this\s+round)?"
+_LABEL = re.compile(
+    r"^(?:(?:the|my)\s+)?(?:final\s+)?"
+    r"(?:answer|choice|decision|action|move|option|output|response|contribution)\b" + _ROUND +
+    r"(?:\s+is|\s+will\s+be)?\s*[:=\-–—]?\s*",
+    _FLAGS,
 )
-_REFUSAL = re.compile(
-    r"\b(?:i\s+can(?:not|'t|’t)|i\s+won(?:'t|’t)|i\s+will\s+not|i\s+am\s+unable|i'm\s+unable|"
-    r"i(?:'m|\s+am)\s+sorry|as\s+an\s+ai|i\s+do\s+not\s+feel\s+comfortable|i\s+must\s+decline)\b",
-    re.IGNORECASE,
+_CHOOSE = re.compile(
+    r"^(?:i|we)(?:\s+will|\s+would|\s+shall|['’]ll|['’]d|(?:['’]m|\s+am)\s+going\s+to)?\s+"
+    r"(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put(?:\s+in)?|add)\s+",
+    _FLAGS,
 )
+_NUMBER_TAIL = re.compile(
+    r"^(?P<x>\d+)(?:\s+(?:units?|points?))?(?:\s+(?:to|into|in)\s+the\s+(?:shared\s+|common\s+)?pool)?"
+    + _ROUND + "$",
+    _FLAGS,
+)
+_CLAUSE_BREAK = re.compile(r"\n+|(?<=[.!?;])\s+|,\s+")
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", _FLAGS)
 
 
 @dataclass(frozen=True)
@@ -64,78 +172,111 @@ class ParsedAnswer:
     """Outcome of parsing one answer.
 
     Attributes:
-        value: the matched option (exactly as spelled in ``options``), or None.
-        status: one of ``STATUSES``; ``value`` is set iff status is ``valid``.
-        method: ``"strict"`` or ``"lenient"`` for valid answers, else None.
+        value: the option read, spelled exactly as in ``options``, or None.
+        status: one of :data:`STATUSES`; ``value`` is set iff the status is ``valid``.
+        method: one of :data:`METHODS` for a valid answer, else None.
     """
 
     value: str | None
     status: str
     method: str | None = None
 
+    def __post_init__(self):
+        valid = self.status == VALID
+        readable = self.value is not None and self.method in METHODS
+        unread = self.value is None and self.method is None
+        if self.status not in STATUSES or not (readable if valid else unread):
+            raise ValueError(f"inconsistent parsed answer {self!r}")
 
-def parse_answer(
-    text: str | None, finish_reason: str | None, options: Sequence[str]
-) -> ParsedAnswer:
-    """Parse one raw answer against the allowed options (rules in the module docstring).
+
+def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[str]) -> ParsedAnswer:
+    """Read one raw answer against the allowed options (rules 1-8 of the module docstring).
 
     Args:
-        text: the model's raw message content (None counts as empty).
-        finish_reason: the provider's finish reason (``stop``, ``length``,
-            ``content_filter``, ...), or None if unknown.
+        text: the model's raw message content, unchanged (None counts as empty).
+        finish_reason: the provider's finish reason (``stop``, ``length``, ``content_filter``,
+            ...), or None if unknown.
         options: the allowed answers, e.g. ``("L", "R")`` (seed 001, SI §4.1) or
             ``("0", "2", "4")`` (collective-risk dilemma).
 
     Returns:
-        ParsedAnswer with the option or the label of the non-answer.
+        ParsedAnswer with the option, or the label of the non-answer.
 
     Raises:
-        ValueError: if ``options`` is empty or has duplicates when compared case-insensitively.
+        ValueError: if ``options`` is empty, has an empty or padded entry, or has duplicates
+            compared case-insensitively.
     """
-    _check_options(options)
+    check_options(options)
+    cut = finish_reason == "length"
     if finish_reason == "content_filter":
         return ParsedAnswer(None, REFUSED)
-    cut = finish_reason == "length"
     if text is None or not text.strip():
         return ParsedAnswer(None, TRUNCATED if cut else EMPTY)
-    body = _THINK.sub("", text, count=1)
-    if re.match(r"^\s*<think>", body, re.IGNORECASE):
+    body = answer_part(text)
+    if body is None:
         return ParsedAnswer(None, TRUNCATED if cut else INVALID)
-    stripped = body.strip()
-    if stripped in options:
-        return ParsedAnswer(stripped, VALID, "strict")
-    lenient = _lenient(stripped, options)
-    if lenient is not None:
-        if cut:
-            return ParsedAnswer(None, TRUNCATED)
-        return ParsedAnswer(lenient, VALID, "lenient")
-    return ParsedAnswer(None, _failure_status(stripped, finish_reason))
+    value, method = _read(body.strip(), options)
+    if value is not None:
+        return ParsedAnswer(None, TRUNCATED) if cut and method != STRICT else ParsedAnswer(value, VALID, method)
+    if _REFUSAL.search(body):
+        return ParsedAnswer(None, REFUSED)
+    return ParsedAnswer(None, TRUNCATED if cut else INVALID)
 
 
-def _check_options(options: Sequence[str]) -> None:
-    folded = [o.casefold() for o in options]
-    if not options or len(set(folded)) != len(folded):
-        raise ValueError(f"options must be non-empty and distinct, got {list(options)!r}")
+def check_options(options: Sequence[str]) -> None:
+    """Refuse option lists the parser cannot tell apart.
+
+    Raises:
+        ValueError: if ``options`` is empty, an option is empty or has surrounding whitespace,
+            or two options are equal ignoring case.
+    """
+    folded = [str(o).casefold() for o in options]
+    if (not options or len(set(folded)) != len(folded)
+            or any(not isinstance(o, str) or not o or o != o.strip() for o in options)):
+        raise ValueError(f"options must be non-empty, distinct (ignoring case) strings, got {list(options)!r}")
 
 
-def _failure_status(text: str, finish_reason: str | None) -> str:
-    if finish_reason == "content_filter" or _REFUSAL.search(text):
-        return REFUSED
-    if finish_reason == "length":
-        return TRUNCATED
-    return INVALID
+def answer_part(text: str) -> str | None:
+    """The part of ``text`` that answers: after the last reasoning block, before end-of-turn markers.
+
+    Returns:
+        That part (possibly empty), or None when a reasoning block is opened and never closed.
+    """
+    closes = list(_REASONING_CLOSE.finditer(text))
+    body = text[closes[-1].end():] if closes else text
+    if _REASONING_OPEN.search(body):
+        return None
+    return _TRAILING_MARKERS.sub("", body)
 
 
-def _lenient(text: str, options: Sequence[str]) -> str | None:
-    from_json = _from_json(text, options)
+def _read(body: str, options: Sequence[str]) -> tuple[str | None, str | None]:
+    if body in options:
+        return body, STRICT
+    from_json = _json_object(body)
     if from_json is not None:
-        return from_json
-    core = _unwrap(text)
-    for pattern in (_PREFIX, _FIRST_PERSON):
-        found = pattern.match(core)
-        if found:
-            core = _unwrap(found.group("x"))
-            break
+        value = _from_json(from_json, options)
+        return (value, LENIENT) if value is not None else (None, None)
+    value = read_form(body, options)
+    if value is not None:
+        return value, LENIENT
+    value = _explained(body, options)
+    return (value, EXPLAINED) if value is not None else (None, None)
+
+
+def read_form(text: str, options: Sequence[str]) -> str | None:
+    """The option that ``text`` as a whole names in one documented form (rule 6), or None.
+
+    Wrappers, labels, first-person choices and (for numbers) units are peeled off in any order
+    until nothing changes; what is left must equal an option ignoring case.
+    """
+    core, previous = text, None
+    while core != previous:
+        previous = core
+        core = _unwrap(core)
+        core = _LABEL.sub("", core, count=1)
+        core = _CHOOSE.sub("", core, count=1)
+        number = _NUMBER_TAIL.match(core)
+        core = number.group("x") if number else core
     return _match_option(core, options)
 
 
@@ -143,7 +284,10 @@ def _unwrap(text: str) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = text.strip(_WRAPPERS).rstrip(_TRAILING)
+        for enclosure in _ENCLOSURES:
+            found = enclosure.match(text)
+            text = found.group("x") if found else text
+        text = _TRAILING.sub("", _LEADING.sub("", text))
     return text
 
 
@@ -154,31 +298,128 @@ def _match_option(candidate: str, options: Sequence[str]) -> str | None:
     return None
 
 
-def _from_json(text: str, options: Sequence[str]) -> str | None:
-    fenced = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip(), flags=re.IGNORECASE)
+def _json_object(text: str) -> dict | None:
     try:
-        obj = json.loads(fenced)
-    except (json.JSONDecodeError, ValueError):
+        obj = json.loads(_FENCE.sub("", text))
+    except ValueError:
         return None
-    if not isinstance(obj, dict):
-        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _from_json(obj: dict, options: Sequence[str]) -> str | None:
     values = [obj[k] for k in obj if str(k).casefold() in JSON_KEYS]
-    if len(values) != 1 or not isinstance(values[0], (str, int)) or isinstance(values[0], bool):
+    if len(values) != 1 or not isinstance(values[0], (str, int)):
         return None
     return _match_option(str(values[0]).strip(), options)
 
 
-def conforms(text: str | None, answer_format: str, options: Sequence[str]) -> bool | None:
-    """Whether ``text`` obeys the constraint it was asked under (None: ``free_text``, no constraint).
+def _explained(body: str, options: Sequence[str]) -> str | None:
+    """Rule 7: exactly one committing clause; other clauses name no other option unless negated."""
+    committed, rejected, named = set(), set(), set()
+    for clause in _CLAUSE_BREAK.split(body):
+        if _NEGATION.search(clause):
+            rejected |= named_options(clause, options)
+            continue
+        value = read_form(clause, options)
+        if value is not None:
+            committed.add(value)
+        else:
+            named |= named_options(clause, options)
+    if len(committed) != 1:
+        return None
+    (value,) = committed
+    return value if value not in rejected and named <= {value} else None
 
-    ``grammar``: exactly one option; ``json_schema``: a JSON object ``{"choice": <option>}``.
+
+def named_options(text: str, options: Sequence[str]) -> set[str]:
+    """Options that stand alone as a token in ``text`` (ignoring case; ``20`` and ``0.5`` name neither 2 nor 0)."""
+    return {o for o in options if _token(o).search(text)}
+
+
+@functools.lru_cache(maxsize=256)
+def _token(option: str) -> re.Pattern:
+    return re.compile(r"(?<![^\W_])(?<!\d[.,])" + re.escape(option) + r"(?![^\W_])(?![.,]\d)", _FLAGS)
+
+
+def conforms(text: str | None, request: Mapping[str, Any]) -> bool | None:
+    """Whether the raw text is what the constraint of its request allowed.
+
+    A server that ignores the grammar or schema (some llama.cpp versions do, silently) returns
+    answers that do not conform; this finds them without trusting the server.
+
+    Args:
+        text: the raw answer, unchanged.
+        request: the request parameters, whole or just the constraint part
+            (``ModelSpec.response_constraint(options)``). Only ``extra_body["grammar"]`` (or a
+            top-level ``grammar``) and ``response_format`` are read:
+
+            - GBNF grammar of quoted alternatives, ``root ::= "L" | "R"``: the text is exactly
+              one of them (no whitespace around it).
+            - ``{"type": "json_object", "schema": S}`` (llama.cpp) or ``{"type": "json_schema",
+              "json_schema": {"schema": S}}`` (OpenAI): the text is one JSON value valid under S,
+              where an object schema without ``additionalProperties`` allows no other keys
+              (llama.cpp's grammar converter and OpenAI's strict mode both treat it so);
+              ``{"choice": "L"}`` conforms, ``{"choice": "L", "why": "..."}`` does not.
+            - ``{"type": "json_object"}`` without a schema: the text is a JSON object.
+            - ``{"type": "text"}`` or no constraint: None.
+
+    Returns:
+        True or False, or None when the request had no constraint (free text).
+
+    Raises:
+        ValueError: for a grammar other than one rule of quoted alternatives, or an unknown
+            ``response_format`` type.
     """
-    if answer_format == "grammar":
-        return (text or "") in options
-    if answer_format == "json_schema":
-        try:
-            obj = json.loads(text or "")
-        except (json.JSONDecodeError, ValueError):
-            return False
-        return isinstance(obj, dict) and set(obj) == {"choice"} and obj["choice"] in options
-    return None
+    checks = []
+    grammar = (request.get("extra_body") or {}).get("grammar") or request.get("grammar")
+    if grammar:
+        checks.append(text is not None and text in grammar_literals(grammar))
+    response_format = request.get("response_format")
+    if response_format:
+        verdict = _conforms_to_format(text, response_format)
+        if verdict is not None:
+            checks.append(verdict)
+    return all(checks) if checks else None
+
+
+def grammar_literals(grammar: str) -> tuple[str, ...]:
+    """The strings a GBNF grammar ``root ::= "a" | "b" | ...`` allows (the only form we send).
+
+    Raises:
+        ValueError: for any other grammar (more rules, character classes, repetition).
+    """
+    found = re.fullmatch(r'\s*root\s*::=\s*((?:"(?:[^"\\]|\\.)*"\s*\|\s*)*"(?:[^"\\]|\\.)*")\s*', grammar)
+    if not found:
+        raise ValueError(
+            f"cannot check conformance to grammar {grammar!r}: only 'root ::= \"a\" | \"b\"' "
+            "(quoted alternatives, as ModelSpec.response_constraint builds) is supported"
+        )
+    return tuple(json.loads(literal) for literal in re.findall(r'"(?:[^"\\]|\\.)*"', found.group(1)))
+
+
+def _conforms_to_format(text: str | None, response_format: Mapping[str, Any]) -> bool | None:
+    kind = response_format.get("type")
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        schema = response_format.get("schema") or {"type": "object"}
+    elif kind == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema") or {}
+    else:
+        raise ValueError(f"cannot check conformance to response_format type {kind!r}")
+    try:
+        value = json.loads(text or "")
+    except ValueError:
+        return False
+    return jsonschema.Draft202012Validator(_closed(schema)).is_valid(value)
+
+
+def _closed(schema: Any) -> Any:
+    """``schema`` with ``additionalProperties: false`` wherever an object schema leaves it unset."""
+    if not isinstance(schema, dict):
+        return schema
+    closed = copy.deepcopy(schema)
+    if "properties" in closed:
+        closed.setdefault("additionalProperties", False)
+        closed["properties"] = {k: _closed(v) for k, v in closed["properties"].items()}
+    return closed

@@ -134,24 +134,31 @@ class EmbeddedServers:
     """llama.cpp servers of one job, started on first use, one per embedded model file."""
 
     def __init__(self, runtime: Runtime, stack: contextlib.ExitStack):
-        self.runtime, self.stack, self.bases = runtime, stack, {}
+        self.runtime, self.stack, self.served = runtime, stack, {}
 
-    def api_base(self, embedded: str) -> str:
-        """Base URL of the server of ``embedded`` (started now if it is not running)."""
-        if embedded not in self.bases:
+    def server(self, embedded: str):
+        """The :class:`~workflow_scripts.llm.embedded.Served` server of ``embedded`` (started now if
+        it is not running)."""
+        if embedded not in self.served:
             from workflow_scripts.llm.embedded import embedded_server, gguf_path
 
             settings = self.runtime.embedded
             model_file = gguf_path(embedded, settings["model_dir"])
-            self.bases[embedded] = self.stack.enter_context(embedded_server(
+            self.served[embedded] = self.stack.enter_context(embedded_server(
                 model_file, Path(self.runtime.log_dir) / f"{embedded}.log",
                 n_ctx=int(settings["n_ctx"]), threads=int(settings["threads"]),
             ))
-        return self.bases[embedded]
+        return self.served[embedded]
+
+    def api_base(self, embedded: str) -> str:
+        """Base URL of the server of ``embedded`` (started now if it is not running)."""
+        return self.server(embedded).base
 
 
 class LazyServed:
-    """Provider of an embedded model: its server starts on the first request that reaches it."""
+    """Provider of an embedded model: its server starts on the first request that reaches it; a
+    failed request whose server has died raises :class:`~workflow_scripts.llm.embedded.EmbeddedModelError`
+    at once (naming the exit code and, for an illegal instruction, the fix) instead of retrying."""
 
     def __init__(self, spec: ModelSpec, servers: EmbeddedServers):
         self.spec, self.servers, self._provider = spec, servers, None
@@ -162,7 +169,10 @@ class LazyServed:
 
             base = self.servers.api_base(self.spec.embedded)
             self._provider = LiteLLMModel(dataclasses.replace(self.spec, api_base=base))
-        return await self._provider.complete(request)
+        completion = await self._provider.complete(request)
+        if completion.failure is not None:
+            self.servers.server(self.spec.embedded).check_alive()  # a dead server answers nothing more
+        return completion
 
 
 @dataclass

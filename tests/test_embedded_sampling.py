@@ -1,0 +1,131 @@
+"""Unbiased sampling on the embedded model (issue 9): sampled shares match the model's own probabilities.
+
+The model's probability of each answer comes from the server's token log-probabilities (one call
+per answer, constrained by a one-answer grammar so that answer is the reported token; the reported
+log-probabilities are those of the unconstrained model, see ../shared/NOTES.md). Renormalised over
+the two answers the grammar ``root ::= "L" | "R"`` allows, at temperature 1, that is the
+distribution a grammar-constrained draw follows when no other sampler stage truncates it.
+The draws use the pipeline's derived seeds (``workflow_scripts.models.derived_seed``, base seed
+20261130, not tuned), so the outcome is fixed for a given model file and build; with a correct
+sampler a 95% interval misses with probability 0.05 over seed sets.
+
+Requests go through litellm exactly as the pipeline sends them (``openai/`` model, ``api_base``),
+so the test also shows that litellm delivers the llama.cpp-only fields to the server.
+"""
+
+import math
+import os
+
+import pytest
+from scipy.stats import binomtest
+
+from tests.conftest import REPO
+from workflow_scripts.ipd.prompts import StagePayoffs, messages, user_prompt
+from workflow_scripts.llm.parsing import conforms
+from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
+from workflow_scripts.models import ModelSpec, derived_seed
+
+pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
+pytestmark = [pytest.mark.embedded, pytest.mark.slow]
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at litellm import (NOTES.md)
+
+OPTIONS = ("L", "R")
+SEED = 20261130
+# What the default config sends today (config/config.yaml, gemma3-270m): temperature 1, top_p 1,
+# and nothing else, so the server's top_k 40, min_p 0.05 and repeat_penalty 1.1 apply.
+SERVER_DEFAULTS = {"temperature": 1.0, "top_p": 1.0}
+NEUTRAL = (NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP)
+DEFAULTS = (SERVER_DEFAULTS, {})
+# Seed 001 SI §4.1: the memory-1 round-one prompt, standard stage payoffs, no framing, SI §2 system prompt.
+MEMORY1_ROUND1 = messages("Follow specified goals", user_prompt("round1", StagePayoffs.of((3, 0, 5, 1))))
+# A prompt whose minority answer has under 5% of the top answer's probability, so min_p 0.05 removes
+# it (found by probing the embedded model: P(L) 0.034-0.037, i.e. 0.036-0.038 of P(R), depending on
+# what the server evaluated before; "R R R R" was too close to the 5% edge, 0.046-0.049).
+MIN_P_PROMPT = [{"role": "user", "content": "R R R R!"}]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from workflow_scripts.embedded import embedded_server, gguf_path
+
+    model = gguf_path("gemma3-270m-q4-k-m", REPO / "models")  # the file `make run` assembles; git-ignored
+    with embedded_server(model, tmp_path_factory.mktemp("logs") / "server.log") as served:
+        yield served.base
+
+
+def constraint(options):
+    return ModelSpec("embedded", "openai/embedded", answer_format="grammar").response_constraint(options)
+
+
+def ask(base, chat, options, seed, sampler, **extra):
+    """One litellm call to the embedded server, constrained to ``options``, with ``sampler`` = (OpenAI fields, llama.cpp fields)."""
+    import litellm
+
+    decoding, llama_cpp_fields = sampler
+    body = {**constraint(options)["extra_body"], **llama_cpp_fields}
+    return litellm.completion(
+        model="openai/gemma-3-270m-q4_k_m", api_base=base, api_key="none", messages=chat,
+        max_tokens=1, seed=seed, extra_body=body, **decoding, **extra,
+    )
+
+
+def model_probability(base, chat, option):
+    """P(option | L or R): the server's log-probability of each answer token, renormalised over both.
+
+    Call it right after draws of the same prompt: the server then evaluates the prompt the same way
+    as for those draws (its cache replays the last prompt token). Log-probabilities after another
+    prompt differ by up to ~0.1 nat (batched vs incremental evaluation of the quantised model).
+    """
+    logprob = {}
+    for answer in OPTIONS:
+        reply = ask(base, chat, (answer,), SEED, NEUTRAL, logprobs=True, top_logprobs=1)
+        first = reply.choices[0].logprobs.content[0]
+        assert first.token == answer, first
+        logprob[answer] = first.logprob
+    return math.exp(logprob[option]) / sum(math.exp(v) for v in logprob.values())
+
+
+def draw(base, chat, n, sampler):
+    """``n`` grammar-constrained answers with distinct derived seeds; each must conform to the grammar."""
+    answers = []
+    for replicate in range(n):
+        text = ask(base, chat, OPTIONS, derived_seed(SEED, replicate, chat), sampler).choices[0].message.content
+        assert conforms(text, constraint(OPTIONS)), f"the server ignored the grammar: {text!r}"
+        answers.append(text)
+    return answers
+
+
+def wilson(k, n):
+    interval = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return interval.low, interval.high
+
+
+def test_neutral_sampling_matches_the_models_probability_on_a_memory1_prompt(server):
+    """300 draws of the memory-1 round-one prompt: the model's P(L) lies in the 95% Wilson interval of the L share."""
+    answers = draw(server, MEMORY1_ROUND1, 300, NEUTRAL)
+    p = model_probability(server, MEMORY1_ROUND1, "L")
+    assert 0.05 < p < 0.95, f"P(L) = {p:.4f}: pick a prompt whose probability is inside (0.05, 0.95)"
+    k = answers.count("L")
+    low, high = wilson(k, len(answers))
+    print(f"\nmemory-1 round 1: P(L) = {p:.4f}; sampled {k}/{len(answers)} = {k / len(answers):.4f}; "
+          f"95% Wilson [{low:.4f}, {high:.4f}]")
+    assert low <= p <= high
+
+
+def test_server_defaults_never_draw_an_answer_below_min_p_and_neutral_values_do(server):
+    """Where P(L) < 0.05 P(R): server defaults (min_p 0.05) draw L never; the neutral values at its own rate.
+
+    Neutral: 300 draws, the model's P(L) inside the Wilson interval of the L share (and some L drawn:
+    with P(L) ~ 0.035, none in 300 has probability ~ 2e-5). Defaults: 200 draws, no L, so the
+    Wilson interval of the L share lies below the model's P(L).
+    """
+    defaults = draw(server, MIN_P_PROMPT, 200, DEFAULTS).count("L")
+    neutral = draw(server, MIN_P_PROMPT, 300, NEUTRAL).count("L")
+    q = model_probability(server, MIN_P_PROMPT, "L")
+    assert q / (1 - q) < 0.05, f"P(L) = {q:.4f} is not under 5% of P(R): min_p would not cut it on this prompt"
+    n_low, n_high = wilson(neutral, 300)
+    d_low, d_high = wilson(defaults, 200)
+    print(f"\nmin-p prompt: P(L) = {q:.4f} ({q / (1 - q):.4f} of P(R)); neutral {neutral}/300, 95% Wilson "
+          f"[{n_low:.4f}, {n_high:.4f}]; server defaults {defaults}/200, 95% Wilson [{d_low:.4f}, {d_high:.4f}]")
+    assert neutral > 0 and n_low <= q <= n_high
+    assert defaults == 0 and d_high < q

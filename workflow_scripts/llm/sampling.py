@@ -1,0 +1,46 @@
+"""Sampler settings that make llama.cpp's server draw from the model's own distribution (issue 9).
+
+llama-cpp-python's OpenAI-compatible server (0.3.36, ``llama_cpp/server/types.py``) fills every
+sampler field a request leaves out with its own default: temperature 0.8, top_p 0.95, top_k 40,
+min_p 0.05, repeat_penalty 1.1; presence_penalty 0, frequency_penalty 0 and mirostat_mode 0 are
+already neutral, and typical_p and tfs_z are not request fields at all (the server drops unknown
+fields silently; the library's own default for both is 1.0, i.e. off). Its sampler chain
+(``Llama._init_sampler``) is: penalties, grammar, top-k, typical, top-p, min-p, temperature, draw.
+With a grammar ``root ::= "L" | "R"`` and "temperature 1, top_p 1" alone, min-p 0.05 therefore
+still removes an answer whose probability is under 5% of the other's: it is never drawn. (The
+penalties see only tokens generated in this answer, so a one-token answer escapes
+repeat_penalty; longer answers, e.g. JSON, do not.)
+
+The values below switch every stage off (llama.cpp: top_k <= 0, top_p >= 1, min_p <= 0, repeat
+penalty 1 and presence/frequency penalties 0 are no-ops). At temperature 1 the
+grammar-constrained draw is then the model's next-token distribution renormalised over the
+allowed answers, which ``tests/test_embedded_sampling.py`` checks against the server's own token
+log-probabilities.
+
+How to send them through litellm (1.110.2, ``openai/<name>`` model with ``api_base``): the
+OpenAI fields of :data:`NEUTRAL_DECODING` as ordinary arguments, the llama.cpp-only fields of
+:data:`NEUTRAL_LLAMA_CPP` in ``extra_body`` (beside the grammar). Checked on the wire: litellm
+puts both sets as top-level JSON fields of the request body, which is where the server reads
+them (it also forwards ``top_k``/``min_p``/``repeat_penalty`` given as top-level arguments, even
+with ``drop_params=True``, but ``extra_body`` is the documented pass-through). As a model entry::
+
+    decoding: {temperature: 1.0, top_p: 1.0, presence_penalty: 0.0, frequency_penalty: 0.0, ...}
+    extra: {extra_body: {top_k: 0, min_p: 0.0, repeat_penalty: 1.0, mirostat_mode: 0}}
+
+(``ModelSpec.request_params`` merges ``extra.extra_body`` with the grammar's ``extra_body``.)
+"""
+
+# OpenAI chat-completion fields (sent as ordinary litellm arguments).
+NEUTRAL_DECODING = {
+    "temperature": 1.0,        # server default 0.8
+    "top_p": 1.0,              # server default 0.95
+    "presence_penalty": 0.0,   # server default 0.0, sent so the request says so
+    "frequency_penalty": 0.0,  # server default 0.0
+}
+# llama.cpp-only fields (sent in litellm's ``extra_body``).
+NEUTRAL_LLAMA_CPP = {
+    "top_k": 0,              # server default 40
+    "min_p": 0.0,            # server default 0.05
+    "repeat_penalty": 1.0,   # server default 1.1
+    "mirostat_mode": 0,      # server default 0
+}
