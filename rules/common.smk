@@ -88,6 +88,12 @@ def is_embedded(model):
     return int(bool(config["models"][model].get("embedded")))
 
 
+def api_calls(models):
+    """Provider calls one query job keeps in flight (resource api_calls, capped in the profiles):
+    the sum of its models' max_concurrency; the embedded model, served on the job's own loopback, counts 0."""
+    return sum(0 if is_embedded(m) else int(config["models"][m].get("max_concurrency", 4)) for m in dict.fromkeys(models))
+
+
 def ipd_kind(experiment):
     """Kind of an experiment: memory1, memory2, one_shot or play."""
     return config["ipd"]["experiments"][experiment]["kind"]

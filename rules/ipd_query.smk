@@ -11,6 +11,7 @@ rule ipd_elicit:
         condition=lambda w: ipd_condition(w.experiment, w.condition),
     resources:
         embedded_llm=lambda w: is_embedded(w.model),
+        api_calls=lambda w: api_calls([w.model]),
     conda:
         "../envs/query.yaml"
     script:

@@ -23,13 +23,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workflow_scripts.embedded import _stop as stop_process
+
 PACKAGES = ("slurm-wlm", "munge")
 COMMANDS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol")
 SLURM_CONF = Path("/etc/slurm/slurm.conf")
 MARKER = "# written by llm-dilemmas tests/slurm_cluster.py"
 MUNGE_KEY = Path("/etc/munge/munge.key")
 MUNGE_SOCKET_DIR = Path("/run/munge")
-PARTITION = "debug"
+PARTITIONS = ("debug", "net")
+"""The default partition, and one standing for 'the partition whose nodes reach the providers'."""
 SBIN = ("/usr/sbin", "/sbin")
 
 
@@ -104,7 +107,8 @@ def slurm_conf(root: Path, host: str, cpus: int, memory_mb: int) -> str:
         "SlurmctldDebug=info",
         "SlurmdDebug=info",
         f"NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN",
-        f"PartitionName={PARTITION} Nodes={host} Default=YES MaxTime=INFINITE State=UP",
+        *(f"PartitionName={name} Nodes={host} Default={'YES' if i == 0 else 'NO'} MaxTime=INFINITE State=UP "
+          "OverSubscribe=FORCE:2" for i, name in enumerate(PARTITIONS)),
         "",
     ])
 
@@ -123,30 +127,24 @@ class Cluster:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def jobs(self) -> list[dict]:
-        """Every job slurmctld knows (running or finished within MinJobAge): id, name, state, comment."""
-        done = subprocess.run(["squeue", "--states=all", "--noheader", "--format=%i|%j|%T|%k"],
+        """Every job slurmctld knows (running or finished within MinJobAge): id, name, partition, state, comment."""
+        done = subprocess.run(["squeue", "--states=all", "--noheader", "--format=%i|%j|%P|%T|%k"],
                               capture_output=True, text=True, timeout=60, check=True)
-        keys = ("id", "name", "state", "comment")
-        return [dict(zip(keys, line.split("|", 3))) for line in done.stdout.splitlines() if line.strip()]
+        keys = ("id", "name", "partition", "state", "comment")
+        return [dict(zip(keys, line.split("|", 4))) for line in done.stdout.splitlines() if line.strip()]
 
     def stop(self) -> None:
         """Terminate the daemons this cluster started (slurmd, slurmctld, munged), then drop its config."""
         for name in ("slurmd", "slurmctld", "munged"):
             process = self.processes.pop(name, None)
-            if process is None or process.poll() is not None:
-                continue
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=30)
+            if process is not None:
+                stop_process(process)  # terminate, then kill after 10 s
         if self.wrote_conf and SLURM_CONF.exists() and SLURM_CONF.read_text().startswith(MARKER):
             SLURM_CONF.unlink()
             self.wrote_conf = False
 
 
-def start(root: Path, cpus: int = 2, memory_mb: int = 8000, timeout: float = 60) -> Cluster:
+def start(root: Path, cpus: int = 2, memory_mb: int = 16000, timeout: float = 60) -> Cluster:
     """Install the packages if needed and start munged, slurmctld and slurmd; wait until the node is idle.
 
     Raises:
