@@ -117,3 +117,4 @@ def test_schema_error_on_a_key_field_withholds_the_value():
     assert "sk-proj-Zq8vL2mN4pR6tX0yB3cD5fH7jK9" in str(raised.value)  # what Snakemake alone would print
     message = explain_validation_error(raised.value, config)
     assert "models.gpt-4o.api_key_env" in message and "sk-proj" not in message
+

@@ -39,6 +39,10 @@ class EmbeddedModelError(RuntimeError):
 def gguf_path(name: str, model_dir: str | os.PathLike) -> Path:
     """Path of the GGUF file of embedded model ``name``, assembling it on first use.
 
+    The file is assembled under a name of this process's own and then renamed into place, so
+    jobs starting together on several nodes of a shared filesystem never read a half-written
+    file (the package's ``assemble`` writes in place).
+
     Raises:
         EmbeddedModelError: unknown name, or the package that ships the weights is missing.
     """
@@ -55,7 +59,12 @@ def gguf_path(name: str, model_dir: str | os.PathLike) -> Path:
                 f"the weights of {name} are not installed: {INSTALL_HINT}"
             ) from error
         path.parent.mkdir(parents=True, exist_ok=True)
-        assemble(str(path))
+        partial = path.with_name(f"{path.name}.partial-{socket.gethostname()}-{os.getpid()}")
+        try:
+            assemble(str(partial))
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
     return path
 
 
