@@ -27,7 +27,8 @@ setup: $(PORTABLE)  ## install the pipeline, the embedded model and the test too
 run: setup  ## the default job: every study on the embedded model, offline
 	$(BIN)/snakemake --cores $(CORES)
 
-test: setup  ## the test suite (includes a smoke run of the real embedded model)
+test: setup  ## the test suite (incl. the embedded model and a real single-node SLURM cluster, see README)
+	$(BIN)/python -m pip install --quiet -e '.[local,test,slurm]'
 	$(BIN)/python -m pytest
 
 bench: setup  ## benchmarks (ratios, see benchmarks/README.md)

@@ -5,8 +5,13 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
+CONFIG_FILE = "config/config.yaml"  # relative to the working directory (--directory)
 
-configfile: "config/config.yaml"
+
+include: "rules/config_files.smk"  # YAML errors and keys given twice, by file and line
+
+
+configfile: CONFIG_FILE
 
 
 include: "rules/common.smk"

@@ -8,18 +8,20 @@ from snakemake.utils import validate
 
 sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without `pip install -e .`
 
-from workflow_scripts.config_check import explain_validation_error, selection, study_models  # noqa: E402
+from workflow_scripts.config_check import config_problems, explain_validation_error, selection, study_models  # noqa: E402
 from workflow_scripts.ipd.conditions import analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
 from workflow_scripts.ipd.pairs import model_pairs, pair_models  # noqa: E402
 from workflow_scripts.errors import ConfigError  # noqa: E402
 from workflow_scripts.ipd.prompts import kind_templates  # noqa: E402
-from workflow_scripts.llm import Runtime, preflight  # noqa: E402
+from workflow_scripts.llm import Runtime  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry  # noqa: E402
+from workflow_scripts.provider_check import environment_problems, provider_problems, start_problems  # noqa: E402
+from workflow_scripts.redaction import redact  # noqa: E402
 
 try:
     validate(config, "../config/schema/config.schema.yaml")
 except WorkflowError as error:
-    raise WorkflowError(explain_validation_error(error)) from None
+    raise WorkflowError(explain_validation_error(error, config)) from None
 
 # Template folders are part of the workflow: relative paths are read from the workflow directory.
 IPD_TEMPLATE_DIR = Path(workflow.basedir) / config["ipd"]["template_dir"]
@@ -33,11 +35,26 @@ try:
     check_framing_groups(config["ipd"])
     IPD_ANALYSIS = analysis_settings(config["ipd"])
 except ConfigError as error:
-    raise WorkflowError(f"config error: {error}") from None
+    raise WorkflowError(redact(f"config error: {error}", config)) from None
 
-_problems = preflight(config, SELECTED_MODELS)
-if _problems:
-    raise WorkflowError("config error (nothing was run):\n  - " + "\n  - ".join(_problems))
+
+def stop_if(problems, what="config error"):
+    """Refuse to go on, listing every problem (each names its config field; keys are withheld)."""
+    if problems:
+        raise WorkflowError(redact(f"{what} (nothing was run):\n  - " + "\n  - ".join(problems), config))
+
+
+# Checked in every process that reads the workflow; the provider checks (litellm, 3-15 s) in the
+# main one only. Missing keys and packages: warnings in a dry run, refusal at the start of a real
+# run, together with an api_base where nothing listens (workflow_scripts/provider_check.py).
+stop_if(config_problems(config, SELECTED_MODELS, workflow.basedir))
+stop_if(provider_problems(config, SELECTED_MODELS) if workflow.is_main_process else [])
+for _problem in environment_problems(config, SELECTED_MODELS) if workflow.output_settings.dryrun else []:
+    logger.warning(redact(f"warning (a real run stops here): {_problem}", config))
+
+
+onstart:
+    stop_if(start_problems(config, SELECTED_MODELS), "cannot start")
 
 PARTIAL_RUN = bool(config.get("only_models")) or bool(ONLY_CONDITIONS)
 
@@ -84,6 +101,12 @@ def ipd_answer_files(experiment, suffix="parquet", models=None):
 
 def is_embedded(model):
     return int(bool(config["models"][model].get("embedded")))
+
+
+def api_calls(models):
+    """Provider calls one query job keeps in flight (resource api_calls, capped in the profiles):
+    the sum of its models' max_concurrency; the embedded model, served on the job's own loopback, counts 0."""
+    return sum(0 if is_embedded(m) else int(config["models"][m].get("max_concurrency", 4)) for m in dict.fromkeys(models))
 
 
 def ipd_kind(experiment):

@@ -1,7 +1,7 @@
 # Collective-risk dilemma (seed 000): one play job per lineup x design x condition, then a merge.
 # Lineup: a model name, or "a+b" for the two models of a mixed table (design 4).
 # Needs from rules/common.smk: config (validated), SELECTED_MODELS, ONLY_CONDITIONS, PARTIAL_RUN,
-# is_embedded(model).
+# is_embedded(model), api_calls(models).
 from workflow_scripts.crg.designs import find_job, job_templates, plan_jobs, planned_jobs  # noqa: E402
 
 CRG_JOBS = planned_jobs(config, SELECTED_MODELS, ONLY_CONDITIONS)
@@ -31,6 +31,7 @@ rule crg_play:
         runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.lineup.split("+")),
+        api_calls=lambda w: api_calls(w.lineup.split("+")),
     conda:
         "../envs/query.yaml"
     script:

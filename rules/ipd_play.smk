@@ -1,6 +1,6 @@
 # Actual play of the prisoner's-dilemma study (seed 001, SI §4.6, §5.6): one job per pair of models
 # x condition, then a merge per experiment and the analysis of the games.
-# Needs from rules/common.smk: ipd_condition, ipd_game_files, is_embedded.
+# Needs from rules/common.smk: ipd_condition, ipd_game_files, is_embedded, api_calls.
 
 
 rule ipd_play:
@@ -20,6 +20,7 @@ rule ipd_play:
         runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.pair.split("+")),
+        api_calls=lambda w: api_calls(w.pair.split("+")),
     conda:
         "../envs/query.yaml"
     script:

@@ -16,6 +16,7 @@ rule ipd_elicit:
         runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: is_embedded(w.model),
+        api_calls=lambda w: api_calls([w.model]),
     conda:
         "../envs/query.yaml"
     script:

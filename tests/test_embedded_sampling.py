@@ -5,7 +5,7 @@ per answer, constrained by a one-answer grammar so that answer is the reported t
 log-probabilities are those of the unconstrained model, see ../shared/NOTES.md). Renormalised over
 the two answers the grammar ``root ::= "L" | "R"`` allows, at temperature 1, that is the
 distribution a grammar-constrained draw follows when no other sampler stage truncates it.
-The draws use the pipeline's derived seeds (``workflow_scripts.models.derived_seed``, base seed
+The draws use the pipeline's derived seeds (``workflow_scripts.llm.spec.derived_seed``, base seed
 20261130, not tuned), so the outcome is fixed for a given model file and build; with a correct
 sampler a 95% interval misses with probability 0.05 over seed sets.
 
@@ -23,7 +23,7 @@ from tests.conftest import REPO
 from workflow_scripts.ipd.prompts import StagePayoffs, messages, user_prompt
 from workflow_scripts.llm.parsing import conforms
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
-from workflow_scripts.models import ModelSpec, derived_seed
+from workflow_scripts.llm.spec import ModelSpec, derived_seed
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
@@ -46,7 +46,7 @@ MIN_P_PROMPT = [{"role": "user", "content": "R R R R!"}]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from workflow_scripts.embedded import embedded_server, gguf_path
+    from workflow_scripts.llm.embedded import embedded_server, gguf_path
 
     model = gguf_path("gemma3-270m-q4-k-m", REPO / "models")  # the file `make run` assembles; git-ignored
     with embedded_server(model, tmp_path_factory.mktemp("logs") / "server.log") as served:

@@ -75,31 +75,3 @@ def test_replay_mode_lists_what_is_missing_and_calls_nothing(workflow):
     log = (flow.root / "logs/ipd/original/tft/none.log").read_text()
     assert "replay mode: 10 request(s) are not in the cache" in log and "tft/original/none LR replicate 1" in log
     assert flow.provider_calls() == 0
-
-
-@pytest.mark.parametrize(
-    "edit, field",
-    [
-        (lambda c: c["models"]["tft"]["decoding"].update(temperature=5), "models.tft.decoding.temperature"),
-        (lambda c: c["models"]["tft"].update(temprature=1), "models.tft"),
-        (lambda c: c["models"]["tft"]["decoding"].update(temprature=1), "models.tft.decoding"),
-        (lambda c: c["ipd"].update(samples=0), "ipd.samples"),
-        (lambda c: c["ipd"]["experiments"]["original"].update(payoffs=[3, 0, 5]), "ipd.experiments.original.payoffs"),
-        (lambda c: c["ipd"]["experiments"]["original"]["framings"].append("nope"), "ipd.experiments.original.framings"),
-        (lambda c: c["models"]["tft"].update(api_key_env="LLM_DILEMMAS_UNSET_KEY"), "models.tft.api_key_env"),
-        (lambda c: c.update(only_models="nobody"), "only_models"),
-        (lambda c: c["models"]["tft"].update(extra={"api_key": "sk-live"}), "models.tft.extra.api_key"),
-    ],
-    ids=["temperature", "typo", "decoding-typo", "samples", "payoffs", "framing", "missing-key", "only_models", "key-in-params"],
-)
-def test_bad_config_fails_before_any_call_naming_the_field(workflow, edit, field):
-    """A bad value stops the run at start-up with the field's name; nothing is asked."""
-    config = scripted_config({"tft": "TFT"}, samples=1, framings=("none",))
-    edit(config)
-    flow = workflow(config)
-    done = flow.run("--dry-run", check=False)
-    assert done.returncode != 0
-    output = done.stdout + done.stderr
-    assert field in output, output[-3000:]
-    assert "Traceback" not in output, output[-3000:]
-    assert flow.provider_calls() == 0 and not (flow.root / "results").exists()

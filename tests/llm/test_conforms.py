@@ -9,7 +9,7 @@ strings (llama.cpp grammars/README.md); a JSON schema admits JSON values valid u
 import pytest
 
 from workflow_scripts.llm.parsing import conforms, grammar_literals, parse_answer
-from workflow_scripts.models import ModelSpec
+from workflow_scripts.llm.spec import ModelSpec
 
 LR = ("L", "R")
 

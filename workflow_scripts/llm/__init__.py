@@ -21,7 +21,7 @@ from workflow_scripts.llm.base import CacheMiss, Completion, LanguageModel, Perm
 from workflow_scripts.llm.choice import Answer, Attempt, ask_choice  # noqa: E402
 from workflow_scripts.llm.parsing import FAILED, STATUSES, VALID, ParsedAnswer, parse_answer  # noqa: E402
 from workflow_scripts.llm.records import answer_record, scripted_record  # noqa: E402
-from workflow_scripts.llm.session import JobIncomplete, Runtime, Session, open_models, preflight  # noqa: E402
+from workflow_scripts.llm.session import JobIncomplete, Runtime, Session, open_models  # noqa: E402
 from workflow_scripts.llm.spec import ModelSpec  # noqa: E402
 from workflow_scripts.llm.templates import PromptTemplate, TemplateError, TemplateSet, load_templates  # noqa: E402
 
@@ -29,5 +29,5 @@ __all__ = [
     "Answer", "Attempt", "CacheMiss", "Completion", "FAILED", "JobIncomplete", "LanguageModel", "ModelSpec",
     "ParsedAnswer", "PermanentQueryError", "PromptTemplate", "ReplayIncomplete", "Request", "Runtime", "STATUSES",
     "Session", "TemplateError", "TemplateSet", "VALID", "answer_record", "ask_choice", "load_templates",
-    "open_models", "parse_answer", "preflight", "records", "scripted_record",
+    "open_models", "parse_answer", "records", "scripted_record",
 ]

