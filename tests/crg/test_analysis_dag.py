@@ -23,7 +23,9 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import Workflow, scripted_config  # tests/conftest.py (pipeline fixtures)
+from conftest import Workflow  # tests/conftest.py (pipeline fixtures)
+
+from .helpers import scripted_crg_config
 
 pytestmark = pytest.mark.slow
 
@@ -48,15 +50,7 @@ CRG_DIR = "results/crg"
 
 
 def crg_config():
-    config = scripted_config({"ipd_only": "ALLC"}, samples=1, framings=("none",))
-    config["custom_providers"]["crgscripted"] = "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"
-    config["models"] = {
-        "splitter": {"enabled": True, "litellm_model": "crgscripted/exact_split"},
-        "giver": {"enabled": True, "litellm_model": "crgscripted/always_4"},
-        "free": {"enabled": True, "litellm_model": "crgscripted/always_0"},
-    }
-    config["crg"] = CRG
-    return config
+    return scripted_crg_config({"splitter": "exact_split", "giver": "always_4", "free": "always_0"}, CRG)
 
 
 @pytest.fixture(scope="module")

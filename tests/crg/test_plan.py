@@ -3,6 +3,7 @@
 import copy
 
 import jsonschema
+import pytest
 import yaml
 
 from .helpers import REPO
@@ -56,3 +57,24 @@ def test_command_prints_the_totals(capsys):
     assert main(["--base", str(BASE), "--configfile", str(PAPER)]) == 0
     out = capsys.readouterr().out
     assert "| all models " in out and "179600" in out
+
+
+@pytest.mark.slow
+def test_paper_overlay_dry_runs_once_the_models_are_enabled(workflow):
+    """With the five models enabled and (dummy) keys set: self-play 5 jobs, six controls x 5 = 30,
+    two partners x 5 = 10, 10 pairs = 55 play jobs, then every table and figure; nothing is called.
+    Without enabling them Snakemake stops before any call."""
+    config = merged_config([BASE, PAPER])
+    keys = {k: "dummy" for k in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "TOGETHERAI_API_KEY",
+                                 "XAI_API_KEY")}
+    stopped = workflow(config).run("-n", check=False, env=keys)
+    assert stopped.returncode != 0 and "no model is enabled" in stopped.stdout + stopped.stderr
+    for model in SEED_000:
+        config["models"][model]["enabled"] = True
+    flow = workflow(config)
+    done = flow.run("-n", env=keys)
+    jobs = {line.split()[0]: int(line.split()[1]) for line in done.stdout.splitlines()
+            if len(line.split()) == 2 and line.split()[1].isdigit()}
+    assert jobs["crg_play"] == 55 and jobs["crg_selection"] == 1 and jobs["crg_figures_selection"] == 1
+    assert "ipd_elicit" not in jobs
+    assert flow.provider_calls() == 0 and not (flow.root / "results").exists()

@@ -15,6 +15,7 @@ from workflow_scripts.crg.engine import SEED_000_RULES, expected_payoff
 from workflow_scripts.crg.mixed import contributions, pair_matrix, replacement
 from workflow_scripts.crg.partners import table5, table5_wide
 from workflow_scripts.crg.seat_results import exact_splits, seat_results
+from workflow_scripts.crg.selection import payoff_table, target_rates, weighted_target_rates
 from workflow_scripts.crg.selfplay import table3
 
 GRID = {"selfplay": ["base"]}
@@ -169,3 +170,20 @@ def test_pair_matrix_replacement_and_bootstrap():
     bands = contributions(mixed, ["a", "b"], 0.95, 999, 0).set_index(["model", "other_seats"])
     assert bands.loc[("a", 1), ["mean_total", "ci_low", "ci_high", "games"]].tolist() == [40, 40, 40, 1]
     assert bands.loc[("b", 5), "mean_total"] == 0 and np.isfinite(bands[["ci_low", "ci_high"]].to_numpy()).all()
+
+
+def test_payoff_table_and_weighted_target_rate():
+    """The pair a+b at p = 0.9 (hand values of test_pair_matrix_replacement_and_bootstrap): 5 a seats:
+    a 0, b 40; 1 a seat: a 0, b 4; self-play a (six 40s) 0 and b (six 0s) 0.1 x 40 = 4. Rows are
+    oriented as the lineup (seats_a counts a). With masses 0.25 (a) and 0.75 (b), the self-play target
+    rate weighted by mass is 0.25 x 1 + 0.75 x 0 = 0.25."""
+    seats = frame(mixed_game("m1", 5, 40, 0), mixed_game("m5", 1, 40, 0), self_play("sa", 40, "a", 0.9),
+                  self_play("sb", 0, "b", 0.9))
+    table = payoff_table(seats, ["b", "a"])
+    rows = {r.seats_a: (r.payoff_a, r.payoff_b) for r in table.itertuples()}
+    assert set(zip(table.model_a, table.model_b)) == {("a", "b")}
+    assert rows[5] == (0, 40) and rows[1] == pytest.approx((0, 4)) and rows[6][0] == 0 and rows[0][1] == pytest.approx(4)
+    assert math.isnan(rows[6][1]) and math.isnan(rows[0][0])
+    stationary = pd.DataFrame({"population": 6, "p": 0.9, "model": ["a", "b"], "mass": [0.25, 0.75]})
+    weighted = weighted_target_rates(stationary, target_rates(seats)).iloc[0]
+    assert (weighted["weighted_target_rate"], weighted["top_model"]) == (0.25, "b")

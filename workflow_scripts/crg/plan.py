@@ -17,7 +17,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from workflow_scripts.config_check import selection
 from workflow_scripts.crg.designs import Job, crg_settings, plan_jobs
 from workflow_scripts.crg.engine import SEED_000_RULES
 from workflow_scripts.crg.runner import SCRIPTED_PREFIX
-from workflow_scripts.ipd.plan import PLAN_COLUMNS, merged_config, with_totals
+from workflow_scripts.ipd.plan import PLAN_COLUMNS, plan_command
 from workflow_scripts.models import ConfigError
 
 STUDY_KIND = "crg"
@@ -92,17 +91,7 @@ def call_plan(config: dict) -> pd.DataFrame:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the plan as a Markdown table; exit status 2 on a config error."""
-    parser = argparse.ArgumentParser(prog="python -m workflow_scripts.crg.plan", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--configfile", nargs="*", default=[], help="overlays on config/config.yaml, in order")
-    parser.add_argument("--base", default="config/config.yaml", help="base config (default config/config.yaml)")
-    arguments = parser.parse_args(argv)
-    try:
-        plan = with_totals(call_plan(merged_config([arguments.base, *arguments.configfile])))
-    except (ValueError, KeyError, OSError) as error:
-        print(f"plan: config error: {error}", file=sys.stderr)
-        return 2
-    print(plan.to_markdown(index=False))
-    return 0
+    return plan_command(argv, "python -m workflow_scripts.crg.plan", __doc__.split("\n\n")[0], call_plan)
 
 
 if __name__ == "__main__":
