@@ -72,10 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (PayoffTableError, ValueError, OSError) as error:
         print(f"fixation: error: {arguments.table}: {error}", file=sys.stderr)
         return 2
+    shown = [t.drop(columns="p") if t["p"].isna().all() else t for t in (fixation, stationary)]
     print("## Fixation probabilities (rho: one mutant among residents)\n")
-    print(fixation.to_markdown(index=False, floatfmt=".6g"))
+    print(shown[0].to_markdown(index=False, floatfmt=".6g"))
     print("\n## Stationary distribution\n")
-    print(stationary.to_markdown(index=False, floatfmt=".6g"))
+    print(shown[1].to_markdown(index=False, floatfmt=".6g"))
     for path, table in ((arguments.fixation, fixation), (arguments.stationary, stationary)):
         if path:
             table.to_csv(path, index=False)

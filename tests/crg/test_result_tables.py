@@ -19,7 +19,7 @@ from workflow_scripts.crg.selection import payoff_table, target_rates, weighted_
 from workflow_scripts.crg.selfplay import table3
 
 GRID = {"selfplay": ["base"]}
-CONTROLS = {"controls": ["neutral", "goal"]}
+CONTROLS = {"controls": ["neutral", "goal", "hint"]}
 
 
 def game(game_id, totals, models, p, design="selfplay", condition="base", lineup=None, focal=None,
@@ -102,23 +102,24 @@ def test_table4_marks_and_bonferroni():
     """Base: five games of 20 at p = 0.1 and at 0.9. 'neutral' gives 24 in five games at each risk:
     per risk 5 vs 5 (exact: P = 2 / C(10, 5) = 0.0079); pooled 10 vs 10 (C(20, 10) = 184,756 splits >
     9,999 resamples: Monte Carlo, and scipy counts the observed split, so with no drawn split as
-    extreme P = 2 (0 + 1) / (9999 + 1) = 0.0002 with this seed; the exact P is 1.1e-5); shift 4
-    >= 2 with P < 0.01: all three marked. 'goal' at p = 0.1 only: 21 x 5, shift 1, P = 0.0079: not
-    marked. Comparisons m = 3 + 1 = 4; Bonferroni at 0.05 / 4 = 0.0125 keeps all three marks; at
-    family_alpha 0.02 (0.005) only the pooled one."""
+    extreme P = 2 (0 + 1) / (9999 + 1) = 0.0002 with this seed; the exact P is 1.1e-5); shift 4.
+    'goal' at p = 0.1: 22 x 5, shift exactly 2 ('at least 2 units'), P = 0.0079: marked. 'hint' at
+    p = 0.9: 21 x 5, shift 1: not marked. Comparisons m = 3 + 1 + 1 = 5; Bonferroni at 0.05 / 5 = 0.01
+    keeps every mark; at family_alpha 0.02 (0.004) only the pooled one."""
     games = (control_games("m", "base", 0.1, [20] * 5) + control_games("m", "base", 0.9, [20] * 5)
              + control_games("m", "neutral", 0.1, [24] * 5) + control_games("m", "neutral", 0.9, [24] * 5)
-             + control_games("m", "goal", 0.1, [21] * 5))
+             + control_games("m", "goal", 0.1, [22] * 5) + control_games("m", "hint", 0.9, [21] * 5))
     seats = frame(*games)
     table, m = table4(seats, ["m"], GRID, CONTROLS, 9999, 0, 2.0, 0.01, 0.05)
-    assert m == 4
-    assert list(table["scope"]) == ["pooled", "p=0.1", "p=0.9", "pooled"]
-    assert table["p_value"].tolist() == pytest.approx([2 / 10000, 2 / math.comb(10, 5), 2 / 252, 2 / 252])
-    assert table["shift"].tolist() == [4, 4, 4, 1]
-    assert table["marked"].tolist() == [True, True, True, False]
-    assert table["bonferroni"].tolist() == [True, True, True, False]
+    assert m == 5
+    assert list(zip(table["condition"], table["scope"])) == [
+        ("neutral", "pooled"), ("neutral", "p=0.1"), ("neutral", "p=0.9"), ("goal", "pooled"), ("hint", "pooled")]
+    assert table["p_value"].tolist() == pytest.approx([2 / 10000] + [2 / math.comb(10, 5)] * 4)
+    assert table["shift"].tolist() == [4, 4, 4, 2, 1]
+    assert table["marked"].tolist() == [True, True, True, True, False]
+    assert table["bonferroni"].tolist() == [True, True, True, True, False]
     strict, _ = table4(seats, ["m"], GRID, CONTROLS, 9999, 0, 2.0, 0.01, 0.02)
-    assert strict["bonferroni"].tolist() == [True, False, False, False]
+    assert strict["bonferroni"].tolist() == [True, False, False, False, False]
     assert table4_wide(table).loc["neutral", "m"] == "24.0 (+4.0)**††"
 
 

@@ -220,8 +220,7 @@ def analysis_settings(config: Mapping) -> dict:
     for size in settings["population_sizes"]:
         _require(int(size) >= seats, "crg.analysis.population_sizes", f"use sizes of at least one table ({seats})")
     for name in ("alpha", "family_alpha", "confidence"):
-        _require(0 < float(settings[name]) < 1 or (name != "confidence" and float(settings[name]) == 1),
-                 f"crg.analysis.{name}", "use a level in (0, 1)")
+        _require(0 < float(settings[name]) < 1, f"crg.analysis.{name}", "use a level strictly between 0 and 1")
     return settings
 
 

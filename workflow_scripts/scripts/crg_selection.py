@@ -2,11 +2,11 @@
 
 import pandas as pd
 
+from workflow_scripts.crg.engine import SEED_000_RULES
 from workflow_scripts.crg.seat_results import pick
 from workflow_scripts.crg.selection import payoff_table, target_rates, weighted_target_rates
 from workflow_scripts.crg.tables import CAPTIONS, markdown, write_markdown
 from workflow_scripts.gametheory.payoff_tables import check_payoff_table, select_by_risk
-from workflow_scripts.crg.engine import SEED_000_RULES
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
