@@ -77,6 +77,7 @@ def test_incomplete_games_are_counted_not_scored():
     the means use the complete game only (payoff 20, lost 20 / 40 = 50%)."""
     seats = frame(self_play("a", 20, "m", 0.0), self_play("b", 20, "m", 0.0, complete=False))
     assert seats.loc[seats.game_id == "b", "loss"].isna().all()
+    assert set(seats.loc[seats.game_id == "a", "share_of_opt"]) == {0.5}  # 20 of opt(0) = 40
     row = table3(seats, ["m"]).iloc[0]
     assert (row["games"], row["incomplete"], row["payoff"], row["lost_pct"]) == (2, 1, 20.0, 50.0)
 

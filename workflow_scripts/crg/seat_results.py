@@ -17,7 +17,8 @@ from workflow_scripts.crg.optimum import loss_split
 GAME_COLUMNS = ["game_id", "design", "lineup", "condition", "p", "focal_seats", "game", "seat", "model",
                 "seat_kind", "complete", "target_reached", "total", "before_settlement", "after_settlement",
                 "expected_payoff", "invalid_answers"]
-SEAT_COLUMNS = GAME_COLUMNS + ["exact_split", "opt", "loss", "below_pivot", "past_target", "missed_target"]
+SEAT_COLUMNS = GAME_COLUMNS + ["exact_split", "opt", "share_of_opt", "loss", "below_pivot", "past_target",
+                               "missed_target"]
 SELF_PLAY_DESIGNS = ("selfplay", "controls")
 """Designs whose six seats are one model (seed 000, designs 1 and 2)."""
 
@@ -47,7 +48,8 @@ def seat_results(games: pd.DataFrame, decisions: pd.DataFrame, rules: Rules = SE
         decisions: ``decisions.parquet``.
 
     Returns:
-        Columns :data:`SEAT_COLUMNS`; the loss columns are NaN for incomplete games.
+        Columns :data:`SEAT_COLUMNS` (``share_of_opt`` = expected payoff / opt(p)); the loss columns
+        are NaN for incomplete games.
     """
     frame = games[GAME_COLUMNS].merge(exact_splits(decisions, rules), on=["game_id", "seat"], how="left")
     complete = frame["complete"].astype(bool).to_numpy()
@@ -59,6 +61,7 @@ def seat_results(games: pd.DataFrame, decisions: pd.DataFrame, rules: Rules = SE
                            done["p"].to_numpy(float), rules)
         for column in ("opt", "loss", "below_pivot", "past_target", "missed_target"):
             frame.loc[complete, column] = split[column]
+    frame["share_of_opt"] = frame["expected_payoff"] / frame["opt"]
     frame["exact_split"] = frame["exact_split"].astype("boolean").where(frame["complete"].astype(bool))
     return frame[SEAT_COLUMNS]
 
