@@ -24,6 +24,8 @@ include: "rules/ipd_tournament.smk"
 include: "rules/ipd_figures.smk"
 include: "rules/ipd_plan.smk"
 include: "rules/crg.smk"
+include: "rules/crg_analysis.smk"
+include: "rules/crg_plan.smk"
 
 
 rule all:

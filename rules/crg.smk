@@ -1,4 +1,5 @@
 # Collective-risk dilemma (seed 000): one play job per lineup x design x condition, then a merge.
+# The analyses and the study's target rule crg_all are in rules/crg_analysis.smk.
 # Lineup: a model name, or "a+b" for the two models of a mixed table (design 4).
 # Needs from rules/common.smk: config (validated), SELECTED_MODELS, ONLY_CONDITIONS, PARTIAL_RUN,
 # is_embedded(model), api_calls(models).
@@ -57,9 +58,3 @@ rule crg_merge:
     script:
         "../workflow_scripts/scripts/crg_merge.py"
 
-
-rule crg_all:
-    input:
-        [job.output(kind) for job in CRG_JOBS for kind in CRG_TABLES]
-        if PARTIAL_RUN
-        else rules.crg_merge.output,

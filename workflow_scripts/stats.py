@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
-from scipy.stats import binomtest
+import numpy as np
+from scipy.stats import binomtest, bootstrap, permutation_test
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -27,3 +29,71 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
         confidence_level=confidence, method="wilson"
     )
     return (float(interval.low), float(interval.high))
+
+
+def mean_shift_test(sample: Sequence[float], reference: Sequence[float], resamples: int = 9999,
+                    seed: int = 0) -> tuple[float, float]:
+    """Shift of the mean and its two-sided permutation P value, one value per unit (game).
+
+    ``scipy.stats.permutation_test`` on the difference of means with ``permutation_type=
+    'independent'`` (the units are exchangeable between the two samples under the null),
+    ``alternative='two-sided'`` (twice the smaller one-sided P, at most 1) and
+    ``n_resamples=resamples``: exact over every split of the pooled units when there are at most
+    that many splits, else Monte Carlo with ``numpy.random.default_rng(seed)`` (seed 000, Table 4:
+    "permutation P", game as the unit).
+
+    Args:
+        sample, reference: one number per unit (e.g. the mean seat total of each game).
+        resamples: permutations drawn when the exact test would need more.
+        seed: seed of the random permutations.
+
+    Returns:
+        (mean(sample) - mean(reference), P). P is NaN when either sample has fewer than two
+        units (scipy needs two; no test is made), the shift NaN when either is empty.
+    """
+    x, y = np.asarray(sample, float), np.asarray(reference, float)
+    if x.size == 0 or y.size == 0:
+        return (math.nan, math.nan)
+    shift = float(x.mean() - y.mean())
+    if x.size < 2 or y.size < 2:
+        return (shift, math.nan)
+    result = permutation_test(
+        (x, y), _difference_of_means, vectorized=True, permutation_type="independent",
+        alternative="two-sided", n_resamples=int(resamples), random_state=np.random.default_rng(seed),
+    )
+    return (shift, float(result.pvalue))
+
+
+def _difference_of_means(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+
+
+def bootstrap_mean_interval(values: Sequence[float], confidence: float = 0.95, resamples: int = 9999,
+                            seed: int = 0, method: str = "BCa") -> tuple[float, float]:
+    """Bootstrap interval of a mean, resampling units (games) with replacement (seed 000, Fig. 4).
+
+    ``scipy.stats.bootstrap`` with ``method`` (default BCa, scipy's default, set explicitly),
+    ``n_resamples=resamples`` and ``numpy.random.default_rng(seed)``. A sample whose values are all
+    equal (including a single unit) has the interval [m, m]: every resample has mean m, while
+    scipy's BCa returns NaN there (its acceleration divides 0 by 0).
+
+    Args:
+        values: one number per unit.
+        confidence: confidence level in (0, 1).
+        resamples: bootstrap resamples.
+        seed: seed of the resampling.
+        method: ``BCa``, ``percentile`` or ``basic`` (scipy's names).
+
+    Returns:
+        (low, high); (nan, nan) for an empty sample.
+    """
+    x = np.asarray(values, float)
+    if x.size == 0:
+        return (math.nan, math.nan)
+    if np.all(x == x[0]):
+        return (float(x[0]), float(x[0]))
+    result = bootstrap(
+        (x,), np.mean, confidence_level=confidence, n_resamples=int(resamples), method=method,
+        random_state=np.random.default_rng(seed),
+    )
+    return (float(result.confidence_interval.low), float(result.confidence_interval.high))

@@ -59,3 +59,14 @@ def prompter_for(template: str = "base", system: str | None = None) -> Prompter:
     """A Prompter over the repository's templates."""
     names = [p.stem for p in TEMPLATE_DIR.glob("*.txt")]
     return Prompter(template, load_templates(TEMPLATE_DIR, names), system)
+
+
+def scripted_crg_config(players: dict[str, str], crg: dict) -> dict:
+    """A pipeline config whose models are scripted CRG players ({name: rule, e.g. "always_4"})."""
+    from conftest import scripted_config  # tests/conftest.py (pipeline fixtures)
+
+    config = scripted_config({"ipd_only": "ALLC"}, samples=1, framings=("none",))
+    config["custom_providers"]["crgscripted"] = "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"
+    config["models"] = {name: {"enabled": True, "litellm_model": f"crgscripted/{rule}"} for name, rule in players.items()}
+    config["crg"] = crg
+    return config

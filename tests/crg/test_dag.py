@@ -15,7 +15,8 @@ import shutil
 
 import pandas as pd
 import pytest
-from conftest import scripted_config  # tests/conftest.py (pipeline fixtures)
+
+from .helpers import scripted_crg_config
 
 pytestmark = pytest.mark.slow
 
@@ -65,14 +66,7 @@ TABLES = ["decisions", "games", "questions"]
 
 
 def crg_config():
-    config = scripted_config({"ipd_only": "ALLC"}, samples=1, framings=("none",))
-    config["custom_providers"]["crgscripted"] = "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"
-    config["models"] = {
-        "splitter": {"enabled": True, "litellm_model": "crgscripted/reask:exact_split"},
-        "giver": {"enabled": True, "litellm_model": "crgscripted/always_4"},
-    }
-    config["crg"] = CRG
-    return config
+    return scripted_crg_config({"splitter": "reask:exact_split", "giver": "always_4"}, CRG)
 
 
 def key(row):

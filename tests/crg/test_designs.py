@@ -7,12 +7,17 @@ import pytest
 import yaml
 
 from .helpers import REPO
-from workflow_scripts.crg.designs import Job, find_job, job_templates, plan_jobs, planned_jobs, with_decoding
+from workflow_scripts.crg.designs import (
+    Job, analysis_conditions, analysis_settings, find_job, job_templates, mixed_models, plan_jobs, planned_jobs,
+    with_decoding)
 from workflow_scripts.errors import ConfigError
 
 FRAGMENT = {"crg": yaml.safe_load((REPO / "config" / "config.yaml").read_text())["crg"]}
 for _design in FRAGMENT["crg"]["designs"].values():  # the default's model lists name real models
     _design.pop("models", None)
+# the rerun with value questions (commented out in the default to keep it small)
+FRAGMENT["crg"]["designs"]["controls"]["conditions"]["questions"] = {
+    "template": "base", "p": [0.9], "questions": ["higher_payoff", "target"]}
 MODELS = ["m1", "m2", "m3", "m4", "m5"]
 
 
@@ -64,14 +69,14 @@ def test_seed_scale_grid_reproduces_table_2_game_counts():
 
 
 def test_default_fragment_jobs_for_two_models():
-    """Per model: 1 self-play, 2 control (questions, neutral_goal), 2 scripted jobs; one pair m1+m2 with 2 splits."""
+    """Per model: 1 self-play, 2 control (neutral_goal, questions), 2 scripted jobs; one pair m1+m2 with 5 splits."""
     jobs = plan_jobs(config(), ["m1", "m2"])
     assert [j.design for j in jobs].count("selfplay") == 2
     assert [j.design for j in jobs].count("controls") == 4
     assert [j.design for j in jobs].count("scripted") == 4
     (mixed,) = [j for j in jobs if j.design == "mixed"]
     assert mixed.lineup == "m1+m2" and [c.id for c in mixed.cells] == [
-        "mixed/m1+m2/base/p=0.5/focal=1", "mixed/m1+m2/base/p=0.5/focal=5"]
+        f"mixed/m1+m2/base/p=0.9/focal={k}" for k in range(1, 6)]
     assert mixed.players(mixed.cells[0]) == ["m1"] + ["m2"] * 5
     assert mixed.output("games") == "results/crg/mixed/m1+m2/base/games.parquet"
 
@@ -164,3 +169,46 @@ def test_a_design_can_be_limited_to_some_models():
     crg["designs"]["controls"]["models"] = ["m9"]
     with pytest.raises(ConfigError, match=r"crg.designs.controls.models: 'm9' is not a model"):
         plan_jobs(config(crg), ["m1"])
+
+
+def test_a_condition_overrides_games_per_cell():
+    """`games: 3` on one condition gives its cells 3 games; every other cell keeps games_per_cell (1),
+    and the planned game ids are game=0..2 (the analyses group games by cell and count them)."""
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    crg["designs"]["controls"]["conditions"]["neutral_goal"]["games"] = 3
+    jobs = plan_jobs(config(crg), ["m1", "m2"])
+    games = {(j.design, j.lineup, j.condition.name): {c.games for c in j.cells} for j in jobs}
+    assert games.pop(("controls", "m1", "neutral_goal")) == {3} == games.pop(("controls", "m2", "neutral_goal"))
+    assert set().union(*games.values()) == {1}
+    cell = find_job(config(crg), ["m1"], "controls", "m1", "neutral_goal").cells[0]
+    assert [cell.game_id(g) for g in range(cell.games)] == [f"controls/m1/neutral_goal/p=0/game={g}" for g in range(3)]
+
+
+def test_cells_list_the_risk_outermost():
+    """Job.cells: every seat split of the first risk, then of the next (documented order)."""
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    crg["designs"]["mixed"]["conditions"]["base"].update(p=[0.9, 0.1], focal_seats=[5, 1])
+    (mixed,) = [j for j in plan_jobs(config(crg), ["m1", "m2"]) if j.design == "mixed"]
+    assert [(c.p, c.focal) for c in mixed.cells] == [(0.9, 5), (0.9, 1), (0.1, 5), (0.1, 1)]
+
+
+def test_analysis_groups_of_the_default_grid():
+    """Base-prompt conditions (template base, own decoding) of designs 1, 2, 4: Table 3's grid is
+    selfplay/base, Table 4 compares every control, selection reads selfplay + mixed base."""
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    crg["designs"]["controls"]["conditions"].update({
+        "questions": {"template": "base", "p": [0.9], "questions": ["target"]},
+        "greedy": {"template": "base", "p": [0.9], "decoding": {"temperature": 0.0}}})
+    groups = analysis_conditions(plan_jobs(config(crg), ["m1", "m2"]))
+    assert groups["grid"] == {"selfplay": ["base"]}
+    assert groups["controls"] == {"controls": ["neutral_goal", "questions", "greedy"]}
+    assert groups["base_prompt"] == {"selfplay": ["base"], "controls": ["questions"], "mixed": ["base"]}
+    assert mixed_models(plan_jobs(config(crg), ["m1", "m2", "m3"])) == ["m1", "m2", "m3"]
+
+
+def test_analysis_settings_defaults_and_errors():
+    assert analysis_settings(config())["population_sizes"] == [6, 30]
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    crg["analysis"]["population_sizes"] = [6, 5]
+    with pytest.raises(ConfigError, match=r"crg.analysis.population_sizes: use sizes of at least one table \(6\)"):
+        analysis_settings(config(crg))

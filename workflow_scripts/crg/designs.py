@@ -43,6 +43,8 @@ OUTPUTS = {
     "questions": "questions.parquet", "stats": "stats.json",
 }
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+BASE_TEMPLATE = "base"
+"""The base prompt: conditions with this template and no decoding change are base-prompt games."""
 DEFAULTS = {
     "template_dir": "config/prompts/crg",
     "seed": 0,
@@ -51,6 +53,12 @@ DEFAULTS = {
     "question_rounds": [1, 10],
     "system_prompt": None,
 }
+ANALYSIS_DEFAULTS = {
+    "seed": 0, "permutation_resamples": 9999, "shift_units": 2.0, "alpha": 0.01, "family_alpha": 0.05,
+    "bootstrap_resamples": 9999, "confidence": 0.95, "beta": 1.0, "population_sizes": [6, 30],
+    "payoff_risks": [0.5, 0.9],
+}
+"""``crg.analysis`` defaults (documented in config/schema/config.schema.yaml)."""
 
 
 @dataclass(frozen=True)
@@ -202,6 +210,21 @@ def crg_settings(config: Mapping) -> dict:
     return settings
 
 
+def analysis_settings(config: Mapping) -> dict:
+    """``crg.analysis`` with defaults filled in (see :data:`ANALYSIS_DEFAULTS`).
+
+    Raises:
+        ConfigError: if a population size is below the table size (6) or a level is outside (0, 1).
+    """
+    settings = {**ANALYSIS_DEFAULTS, **(crg_settings(config).get("analysis") or {})}
+    seats = SEED_000_RULES.n_seats
+    for size in settings["population_sizes"]:
+        _require(int(size) >= seats, "crg.analysis.population_sizes", f"use sizes of at least one table ({seats})")
+    for name in ("alpha", "family_alpha", "confidence"):
+        _require(0 < float(settings[name]) < 1, f"crg.analysis.{name}", "use a level strictly between 0 and 1")
+    return settings
+
+
 def plan_jobs(config: Mapping, models: Sequence[str]) -> list[Job]:
     """Every CRG job for the enabled ``models``, in config order.
 
@@ -273,7 +296,7 @@ def parse_condition(design: str, name: str, raw: Mapping, settings: Mapping) -> 
     _require(isinstance(raw, Mapping), where, "give a mapping with at least 'template' and 'p'")
     condition = Condition(
         name=name,
-        template=str(raw.get("template", "base")),
+        template=str(raw.get("template", BASE_TEMPLATE)),
         p=tuple(_probabilities(raw.get("p"), f"{where}.p")),
         games=int(raw.get("games", settings["games_per_cell"])),
         questions=tuple(raw.get("questions") or ()),
@@ -364,6 +387,45 @@ def _job(design: str, models: tuple[str, ...], condition: Condition, settings: M
         max_reasks=int(settings["max_reasks"]),
         system_prompt=settings.get("system_prompt"),
     )
+
+
+def is_base_prompt(condition: Condition) -> bool:
+    """Base prompt and the model's own decoding (value questions allowed: they leave play alone)."""
+    return condition.template == BASE_TEMPLATE and not condition.decoding
+
+
+def analysis_conditions(jobs: Sequence[Job]) -> dict[str, dict[str, list[str]]]:
+    """Which (design, condition) pairs each analysis reads, as {group: {design: [conditions]}}.
+
+    Groups (seed 000, Fig. 1 caption, Tables 3-4, Section 3.3):
+
+    - ``grid``: the self-play grid, base-prompt conditions of design 1 (Table 3, Fig. 2, and
+      Base in Table 4);
+    - ``controls``: every condition of design 2, in config order (Table 4 compares each with Base);
+    - ``base_prompt``: base-prompt conditions of designs 1, 2 and 4 ("Selection uses the
+      base-prompt payoffs of designs 1, 2 and 4"; also the self-play target rates of Figs. 3-4).
+
+    Returns:
+        JSON-able dict (Snakemake params); designs without such conditions are left out.
+    """
+    groups: dict[str, dict[str, list[str]]] = {"grid": {}, "controls": {}, "base_prompt": {}}
+    for job in jobs:
+        name, design = job.condition.name, job.design
+        chosen = {
+            "grid": design == "selfplay" and is_base_prompt(job.condition),
+            "controls": design == "controls",
+            "base_prompt": design in ("selfplay", "controls", "mixed") and is_base_prompt(job.condition),
+        }
+        for group, wanted in chosen.items():
+            listed = groups[group].setdefault(design, []) if wanted else []
+            if wanted and name not in listed:
+                listed.append(name)
+    return groups
+
+
+def mixed_models(jobs: Sequence[Job]) -> list[str]:
+    """Models of the mixed tables (design 4), in order of first appearance: the selection's models."""
+    return list(dict.fromkeys(m for job in jobs if job.design == "mixed" for m in job.models))
 
 
 def with_decoding(config: Mapping, model: str, decoding: Mapping) -> dict:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -89,19 +89,31 @@ def _update(base: dict, overlay: dict) -> None:
             base[key] = value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print the plan as a Markdown table; exit status 2 on a config error."""
-    parser = argparse.ArgumentParser(prog="python -m workflow_scripts.ipd.plan", description=__doc__.split("\n\n")[0])
+def plan_command(argv: Sequence[str] | None, prog: str, description: str,
+                 plan_of: Callable[[dict], pd.DataFrame]) -> int:
+    """A plan command: merge config/config.yaml and overlays, print ``with_totals(plan_of(config))``.
+
+    Shared by ``python -m workflow_scripts.ipd.plan`` and ``python -m workflow_scripts.crg.plan``.
+
+    Returns:
+        Exit status: 0, or 2 on a config error (message on stderr).
+    """
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--configfile", nargs="*", default=[], help="overlays on config/config.yaml, in order")
     parser.add_argument("--base", default="config/config.yaml", help="base config (default config/config.yaml)")
     arguments = parser.parse_args(argv)
     try:
-        plan = with_totals(call_plan(validated(merged_config([arguments.base, *arguments.configfile]))))
+        plan = with_totals(plan_of(validated(merged_config([arguments.base, *arguments.configfile]))))
     except (ValueError, KeyError, OSError) as error:
         print(f"plan: config error: {error}", file=sys.stderr)
         return 2
     print(plan.to_markdown(index=False))
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the plan as a Markdown table; exit status 2 on a config error."""
+    return plan_command(argv, "python -m workflow_scripts.ipd.plan", __doc__.split("\n\n")[0], call_plan)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,21 @@
+# The number of calls per model and design of the collective-risk study (no call is made).
+# Also from the command line: python -m workflow_scripts.crg.plan [--configfile config/paper_crg.yaml]
+# Needs from rules/crg.smk: CRG_JOBS.
+
+
+localrules: crg_plan
+
+
+rule crg_plan:
+    output:
+        csv="results/crg/plan.csv",
+        table=report("results/crg/plan.md", category="CRG", subcategory="Plan"),
+    log:
+        "logs/crg/plan.log",
+    params:
+        jobs=[job.to_params() for job in CRG_JOBS],
+        models=list(config["models"]),
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/crg_plan.py"

@@ -1,0 +1,191 @@
+"""Tables 3-5, the seat rows and the mixed-table data on hand-made games (no pipeline run).
+
+Games are built as seat rows (the columns of workflow_scripts/crg/seat_results.py) with totals chosen
+so that every expected value is counted by hand in the test's docstring.
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workflow_scripts.crg.controls import table4, table4_wide
+from workflow_scripts.crg.engine import SEED_000_RULES, expected_payoff
+from workflow_scripts.crg.mixed import contributions, pair_matrix, replacement
+from workflow_scripts.crg.partners import table5, table5_wide
+from workflow_scripts.crg.seat_results import exact_splits, seat_results
+from workflow_scripts.crg.selection import payoff_table, target_rates, weighted_target_rates
+from workflow_scripts.crg.selfplay import table3
+
+GRID = {"selfplay": ["base"]}
+CONTROLS = {"controls": ["neutral", "goal", "hint"]}
+
+
+def game(game_id, totals, models, p, design="selfplay", condition="base", lineup=None, focal=None,
+         before=None, kinds=None, complete=True):
+    """Seat rows of one game: target reached iff the totals add up to 120 or more."""
+    reached = sum(totals) >= SEED_000_RULES.target
+    rows = []
+    for seat, (total, model) in enumerate(zip(totals, models), start=1):
+        rows.append({
+            "game_id": game_id, "design": design, "lineup": lineup or model, "condition": condition, "p": p,
+            "focal_seats": focal, "game": 0, "seat": seat, "model": model,
+            "seat_kind": (kinds or ["llm"] * 6)[seat - 1], "complete": complete,
+            "target_reached": reached if complete else None, "total": total if complete else None,
+            "before_settlement": (before or totals)[seat - 1] if complete else None,
+            "after_settlement": total - (before or totals)[seat - 1] if complete else None,
+            "expected_payoff": expected_payoff(total, reached, p, SEED_000_RULES) if complete else None,
+            "invalid_answers": 0,
+        })
+    return rows
+
+
+def frame(*games):
+    return seat_results(pd.DataFrame([row for g in games for row in g]), decisions_of(*games))
+
+
+def decisions_of(*games):
+    """Each seat gives total / 10 per round when that is an action, else 4 then 0 (totals 0..40)."""
+    rows = []
+    for g in games:
+        for row in g:
+            if not row["complete"]:
+                continue
+            steady = row["total"] / 10
+            plan = [steady] * 10 if steady in (0, 2, 4) else [4] * (row["total"] // 4) + [0] * (10 - row["total"] // 4)
+            rows += [{"game_id": row["game_id"], "seat": row["seat"], "round": r + 1, "model": row["model"],
+                      "contribution": int(c), "applied": True} for r, c in enumerate(plan)]
+    return pd.DataFrame(rows)
+
+
+def self_play(game_id, total, model, p, **kw):
+    return game(game_id, [total] * 6, [model] * 6, p, **kw)
+
+
+def test_exact_split_needs_two_in_every_round():
+    """A seat giving 2 ten times is an exact split; 4 x 5 then 0 x 5 (also 20 units) is not."""
+    decisions = pd.DataFrame(
+        [{"game_id": "g", "seat": 1, "round": r, "contribution": 2, "applied": True} for r in range(1, 11)]
+        + [{"game_id": "g", "seat": 2, "round": r, "contribution": 4 if r <= 5 else 0, "applied": True}
+           for r in range(1, 11)])
+    assert exact_splits(decisions).set_index("seat")["exact_split"].to_dict() == {1: True, 2: False}
+
+
+def test_incomplete_games_are_counted_not_scored():
+    """Two grid games of m at p = 0: one complete (six 20s), one incomplete: games 2, incomplete 1, and
+    the means use the complete game only (payoff 20, lost 20 / 40 = 50%)."""
+    seats = frame(self_play("a", 20, "m", 0.0), self_play("b", 20, "m", 0.0, complete=False))
+    assert seats.loc[seats.game_id == "b", "loss"].isna().all()
+    assert set(seats.loc[seats.game_id == "a", "share_of_opt"]) == {0.5}  # 20 of opt(0) = 40
+    row = table3(seats, ["m"]).iloc[0]
+    assert (row["games"], row["incomplete"], row["payoff"], row["lost_pct"]) == (2, 1, 20.0, 50.0)
+
+
+def test_table3_with_hand_made_games():
+    """m at p = 0 (totals 20, reached) and p = 0.6 (totals 10, missed: keeps 0.4 x 30 = 12 of opt 20):
+    total at p0 20; exact split 50% (only the p = 0 seats give 2 every round); target 50%; payoff
+    (20 + 12) / 2 = 16; opt (40 + 20) / 2 = 30; lost (20 + 8) / 60 = 46.7%; parts per seat: below p*
+    20 / 2 = 10 > missed 8 / 2 = 4: main loss 'below p*'."""
+    row = table3(frame(self_play("a", 20, "m", 0.0), self_play("b", 10, "m", 0.6)), ["m"]).iloc[0]
+    assert (row["total_at_p0"], row["exact_split_pct"], row["target_pct"], row["payoff"], row["opt"]) == (
+        20, 50, 50, 16, 30)
+    assert row["lost_pct"] == pytest.approx(100 * 28 / 60) and row["main_loss"] == "below p*"
+
+
+def control_games(model, condition, p, totals):
+    design = "selfplay" if condition == "base" else "controls"
+    return [self_play(f"{condition}-{p}-{i}", t, model, p, design=design, condition=condition)
+            for i, t in enumerate(totals)]
+
+
+def test_table4_marks_and_bonferroni():
+    """Base: five games of 20 at p = 0.1 and at 0.9. 'neutral' gives 24 in five games at each risk:
+    per risk 5 vs 5 (exact: P = 2 / C(10, 5) = 0.0079); pooled 10 vs 10 (C(20, 10) = 184,756 splits >
+    9,999 resamples: Monte Carlo, and scipy counts the observed split, so with no drawn split as
+    extreme P = 2 (0 + 1) / (9999 + 1) = 0.0002 with this seed; the exact P is 1.1e-5); shift 4.
+    'goal' at p = 0.1: 22 x 5, shift exactly 2 ('at least 2 units'), P = 0.0079: marked. 'hint' at
+    p = 0.9: 21 x 5, shift 1: not marked. Comparisons m = 3 + 1 + 1 = 5; Bonferroni at 0.05 / 5 = 0.01
+    keeps every mark; at family_alpha 0.02 (0.004) only the pooled one."""
+    games = (control_games("m", "base", 0.1, [20] * 5) + control_games("m", "base", 0.9, [20] * 5)
+             + control_games("m", "neutral", 0.1, [24] * 5) + control_games("m", "neutral", 0.9, [24] * 5)
+             + control_games("m", "goal", 0.1, [22] * 5) + control_games("m", "hint", 0.9, [21] * 5))
+    seats = frame(*games)
+    table, m = table4(seats, ["m"], GRID, CONTROLS, 9999, 0, 2.0, 0.01, 0.05)
+    assert m == 5
+    assert list(zip(table["condition"], table["scope"])) == [
+        ("neutral", "pooled"), ("neutral", "p=0.1"), ("neutral", "p=0.9"), ("goal", "pooled"), ("hint", "pooled")]
+    assert table["p_value"].tolist() == pytest.approx([2 / 10000] + [2 / math.comb(10, 5)] * 4)
+    assert table["shift"].tolist() == [4, 4, 4, 2, 1]
+    assert table["marked"].tolist() == [True, True, True, True, False]
+    assert table["bonferroni"].tolist() == [True, True, True, True, False]
+    strict, _ = table4(seats, ["m"], GRID, CONTROLS, 9999, 0, 2.0, 0.01, 0.02)
+    assert strict["bonferroni"].tolist() == [True, False, False, False, False]
+    assert table4_wide(table).loc["neutral", "m"] == "24.0 (+4.0)**††"
+
+
+def test_table4_leaves_out_risks_base_does_not_have():
+    """A control at p = 0.5 only, Base at 0.1 and 0.9: no shared risk, no row."""
+    games = control_games("m", "base", 0.1, [20, 20]) + control_games("m", "neutral", 0.5, [24, 24])
+    table, m = table4(frame(*games), ["m"], GRID, CONTROLS, 99, 0, 2.0, 0.01, 0.05)
+    assert table.empty and m == 0
+
+
+def partner_game(game_id, total, before, partner, p=0.5):
+    partner_total = {"always_0": 0, "always_4": 40}[partner]
+    return game(game_id, [total] + [partner_total] * 5, ["m"] + [f"scripted:{partner}"] * 5, p, design="scripted",
+                condition=partner, before=[before] + [partner_total] * 5, kinds=["llm"] + ["scripted"] * 5)
+
+
+def test_table5_before_and_after_settlement():
+    """Beside always-0: (12 before, 8 after) and (6, 0) -> means 9 and 4; beside always-4: (10, 2).
+    The partner is read from the other seats, whatever the condition is called."""
+    seats = frame(partner_game("a", 20, 12, "always_0"), partner_game("b", 6, 6, "always_0", p=0.1),
+                  partner_game("c", 12, 10, "always_4"))
+    table = table5(seats, ["m"]).set_index("partner")
+    assert table.loc["always_0", ["before", "after", "total", "games"]].tolist() == [9, 4, 13, 2]
+    assert table.loc["always_4", ["before", "after", "total", "games"]].tolist() == [10, 2, 12, 1]
+    assert list(table5_wide(table.reset_index()).columns) == [
+        "always_0 before", "always_0 after", "always_4 before", "always_4 after"]
+
+
+def mixed_game(game_id, a_seats, a_total, b_total, p=0.9):
+    totals = [a_total] * a_seats + [b_total] * (6 - a_seats)
+    models = ["a"] * a_seats + ["b"] * (6 - a_seats)
+    return game(game_id, totals, models, p, design="mixed", lineup="a+b", focal=a_seats)
+
+
+def test_pair_matrix_replacement_and_bootstrap():
+    """a gives 40, b gives 0. 5 a seats + 1 b: pool 200, reached: a keeps 0, b 40 (difference -40);
+    1 a + 5 b: pool 40, missed at p = 0.9: a keeps 0, b 0.1 x 40 = 4 (difference -4). Mean -22, target
+    rate 1/2. Self-play of a (six 40s) reaches 120: 100%, so one b seat leaves it at 100% (5 a seats).
+    a's seats give 40 in every game: the bootstrap band is [40, 40]."""
+    mixed = frame(mixed_game("m1", 5, 40, 0), mixed_game("m5", 1, 40, 0))
+    own = frame(self_play("sa", 40, "a", 0.9), self_play("sb", 0, "b", 0.9))
+    cells = {(r.row_model, r.column_model): (r.kind, r.value, r.games)
+             for r in pair_matrix(mixed, own, ["a", "b"]).itertuples()}
+    assert cells == {("a", "a"): ("target_rate", 1.0, 1), ("a", "b"): ("payoff_difference", -22.0, 2),
+                     ("b", "a"): ("target_rate", 0.5, 2), ("b", "b"): ("target_rate", 0.0, 1)}
+    replaced = replacement(mixed, own, ["a", "b"]).set_index("model")
+    assert replaced.loc["a", ["replaced_by", "selfplay_rate", "replaced_rate"]].tolist() == ["b", 1.0, 1.0]
+    assert replaced.loc["b", ["selfplay_rate", "replaced_rate"]].tolist() == [0.0, 0.0]
+    bands = contributions(mixed, ["a", "b"], 0.95, 999, 0).set_index(["model", "other_seats"])
+    assert bands.loc[("a", 1), ["mean_total", "ci_low", "ci_high", "games"]].tolist() == [40, 40, 40, 1]
+    assert bands.loc[("b", 5), "mean_total"] == 0 and np.isfinite(bands[["ci_low", "ci_high"]].to_numpy()).all()
+
+
+def test_payoff_table_and_weighted_target_rate():
+    """The pair a+b at p = 0.9 (hand values of test_pair_matrix_replacement_and_bootstrap): 5 a seats:
+    a 0, b 40; 1 a seat: a 0, b 4; self-play a (six 40s) 0 and b (six 0s) 0.1 x 40 = 4. Rows are
+    oriented as the lineup (seats_a counts a). With masses 0.25 (a) and 0.75 (b), the self-play target
+    rate weighted by mass is 0.25 x 1 + 0.75 x 0 = 0.25."""
+    seats = frame(mixed_game("m1", 5, 40, 0), mixed_game("m5", 1, 40, 0), self_play("sa", 40, "a", 0.9),
+                  self_play("sb", 0, "b", 0.9))
+    table = payoff_table(seats, ["b", "a"])
+    rows = {r.seats_a: (r.payoff_a, r.payoff_b) for r in table.itertuples()}
+    assert set(zip(table.model_a, table.model_b)) == {("a", "b")}
+    assert rows[5] == (0, 40) and rows[1] == pytest.approx((0, 4)) and rows[6][0] == 0 and rows[0][1] == pytest.approx(4)
+    assert math.isnan(rows[6][1]) and math.isnan(rows[0][0])
+    stationary = pd.DataFrame({"population": 6, "p": 0.9, "model": ["a", "b"], "mass": [0.25, 0.75]})
+    weighted = weighted_target_rates(stationary, target_rates(seats)).iloc[0]
+    assert (weighted["weighted_target_rate"], weighted["top_model"]) == (0.25, "b")
