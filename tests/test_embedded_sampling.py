@@ -9,14 +9,17 @@ The draws use the pipeline's derived seeds (``workflow_scripts.llm.spec.derived_
 20261130, not tuned), so the outcome is fixed for a given model file and build; with a correct
 sampler a 95% interval misses with probability 0.05 over seed sets.
 
-Requests go through litellm exactly as the pipeline sends them (``openai/`` model, ``api_base``),
-so the test also shows that litellm delivers the llama.cpp-only fields to the server.
+The neutral draws send exactly what the pipeline sends: the parameters come from the layer's
+``ModelSpec.request_params`` for the default config's embedded model entry (so the test fails if
+the layer stops switching the server's samplers off), through litellm (``openai/`` model,
+``api_base``), which also shows that litellm delivers the llama.cpp-only fields to the server.
 """
 
 import math
 import os
 
 import pytest
+import yaml
 from scipy.stats import binomtest
 
 from tests.conftest import REPO
@@ -35,6 +38,9 @@ SEED = 20261130
 # and nothing else, so the server's top_k 40, min_p 0.05 and repeat_penalty 1.1 apply.
 SERVER_DEFAULTS = {"temperature": 1.0, "top_p": 1.0}
 NEUTRAL = (NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP)
+# The default config's embedded model, as the pipeline builds its requests (temperature 1, base seed).
+PIPELINE = ModelSpec.from_config("gemma3-270m", {
+    **yaml.safe_load((REPO / "config" / "config.yaml").read_text())["models"]["gemma3-270m"], "max_concurrency": 1})
 DEFAULTS = (SERVER_DEFAULTS, {})
 # Seed 001 SI §4.1: the memory-1 round-one prompt, standard stage payoffs, no framing, SI §2 system prompt.
 MEMORY1_ROUND1 = messages("Follow specified goals", user_prompt("round1", StagePayoffs.of((3, 0, 5, 1))))
@@ -85,11 +91,24 @@ def model_probability(base, chat, option):
     return math.exp(logprob[option]) / sum(math.exp(v) for v in logprob.values())
 
 
+def pipeline_draw(base, chat, replicate):
+    """One answer with the parameters the pipeline sends for replicate ``replicate``."""
+    import litellm
+
+    params = PIPELINE.request_params(chat, replicate, OPTIONS)
+    assert {k: params["extra_body"][k] for k in NEUTRAL_LLAMA_CPP} == NEUTRAL_LLAMA_CPP
+    return litellm.completion(**params, api_base=base, api_key="none").choices[0].message.content
+
+
 def draw(base, chat, n, sampler):
-    """``n`` grammar-constrained answers with distinct derived seeds; each must conform to the grammar."""
+    """``n`` grammar-constrained answers with distinct derived seeds (``sampler`` NEUTRAL: the
+    pipeline's own parameters); each must conform to the grammar."""
     answers = []
     for replicate in range(n):
-        text = ask(base, chat, OPTIONS, derived_seed(SEED, replicate, chat), sampler).choices[0].message.content
+        if sampler is NEUTRAL:
+            text = pipeline_draw(base, chat, replicate)
+        else:
+            text = ask(base, chat, OPTIONS, derived_seed(SEED, replicate, chat), sampler).choices[0].message.content
         assert conforms(text, constraint(OPTIONS)), f"the server ignored the grammar: {text!r}"
         answers.append(text)
     return answers

@@ -95,8 +95,11 @@ def test_llama_cpp_gets_neutral_samplers_unless_the_config_names_them():
     """llama.cpp's server would add top_k 40, min_p 0.05, repeat_penalty 1.1: they are switched off
     explicitly (and sent in extra_body, which reaches the server), the grammar kept beside them."""
     sent = params(EMBEDDED)
-    assert sent["extra_body"] == {"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0, "grammar": 'root ::= "L" | "R"'}
-    assert sent["top_p"] == 1.0 and sent["temperature"] == 1.0
+    assert sent["extra_body"] == {"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0, "mirostat_mode": 0,
+                                  "grammar": 'root ::= "L" | "R"'}
+    assert (sent["top_p"], sent["temperature"], sent["presence_penalty"], sent["frequency_penalty"]) == (1.0, 1.0, 0.0, 0.0)
+    greedy = params({**EMBEDDED, "decoding": {"temperature": 0.0}})
+    assert greedy["temperature"] == 0.0, "a value the config names is sent as named"
     chosen = params({**EMBEDDED, "decoding": {**EMBEDDED["decoding"], "top_k": 5, "min_p": 0.1}})
     assert chosen["extra_body"]["top_k"] == 5 and chosen["extra_body"]["min_p"] == 0.1
 

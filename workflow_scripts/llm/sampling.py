@@ -17,17 +17,11 @@ grammar-constrained draw is then the model's next-token distribution renormalise
 allowed answers, which ``tests/test_embedded_sampling.py`` checks against the server's own token
 log-probabilities.
 
-How to send them through litellm (1.110.2, ``openai/<name>`` model with ``api_base``): the
-OpenAI fields of :data:`NEUTRAL_DECODING` as ordinary arguments, the llama.cpp-only fields of
-:data:`NEUTRAL_LLAMA_CPP` in ``extra_body`` (beside the grammar). Checked on the wire: litellm
-puts both sets as top-level JSON fields of the request body, which is where the server reads
-them (it also forwards ``top_k``/``min_p``/``repeat_penalty`` given as top-level arguments, even
-with ``drop_params=True``, but ``extra_body`` is the documented pass-through). As a model entry::
-
-    decoding: {temperature: 1.0, top_p: 1.0, presence_penalty: 0.0, frequency_penalty: 0.0, ...}
-    extra: {extra_body: {top_k: 0, min_p: 0.0, repeat_penalty: 1.0, mirostat_mode: 0}}
-
-(``ModelSpec.request_params`` merges ``extra.extra_body`` with the grammar's ``extra_body``.)
+How they are sent (``ModelSpec.request_params`` does it for every llama.cpp-served model, unless the
+config names another value): the OpenAI fields of :data:`NEUTRAL_DECODING` as ordinary litellm
+arguments, the llama.cpp-only fields of :data:`NEUTRAL_LLAMA_CPP` in ``extra_body`` beside the
+grammar. Checked on the wire (litellm 1.110.2, ``openai/<name>`` model with ``api_base``): litellm
+puts both sets as top-level JSON fields of the request body, which is where the server reads them.
 """
 
 # OpenAI chat-completion fields (sent as ordinary litellm arguments).

@@ -10,10 +10,10 @@ What shapes an answer is sent explicitly, never left to a server's defaults:
 - a seed on every request to a provider that accepts one, derived from the configured base seed,
   the replicate and the messages (:func:`derived_seed`), so no server's start-up seed is relied on;
 - for models served by llama.cpp (the embedded model) the samplers its OpenAI-compatible server
-  turns on when a request leaves them out (top-k 40, min-p 0.05, repeat penalty 1.1 in
-  llama-cpp-python 0.3.36, ``llama_cpp/server/types.py``) are switched off
-  (:data:`LLAMA_CPP_NEUTRAL_SAMPLING`) unless the config names a value, so temperature T samples
-  from the model's own distribution at T.
+  turns on when a request leaves them out (top-k 40, min-p 0.05, repeat penalty 1.1, temperature
+  0.8, top-p 0.95 in llama-cpp-python 0.3.36) are switched off
+  (:mod:`workflow_scripts.llm.sampling`; the llama.cpp-only fields go in ``extra_body``) unless
+  the config names a value, so temperature T samples from the model's own distribution at T.
 """
 
 from __future__ import annotations
@@ -27,15 +27,10 @@ from typing import Any, Sequence
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.cache import canonical_json
+from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
 
 ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
 SECRET_PARAM = re.compile(r"(^|_)(api_?key|key|token|secret|password|authorization|credentials?)$", re.I)
-LLAMA_CPP_NEUTRAL_SAMPLING = {"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0, "top_p": 1.0}
-"""llama.cpp sampler values that switch truncation and penalties off (top_k <= 0, min_p 0,
-repeat_penalty 1, top_p 1: llama.cpp's sampler chain skips a sampler at these values)."""
-LLAMA_CPP_PARAMS = ("top_k", "min_p", "repeat_penalty")
-"""Decoding fields that only llama.cpp's server knows; sent in ``extra_body``, where litellm
-passes them through to an OpenAI-compatible server unchanged."""
 
 
 @dataclass(frozen=True)
@@ -160,8 +155,8 @@ class ModelSpec:
             decoding["seed"] = derived_seed(base_seed, replicate, messages)
         server = {}
         if self.llama_cpp:
-            decoding = {**LLAMA_CPP_NEUTRAL_SAMPLING, **decoding}
-            server = {"extra_body": {k: decoding.pop(k) for k in LLAMA_CPP_PARAMS}}
+            decoding = {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP, **decoding}
+            server = {"extra_body": {k: decoding.pop(k) for k in NEUTRAL_LLAMA_CPP}}
         params = {"model": self.litellm_model, "messages": messages, **decoding}
         params.update(_merge(_merge(server, self.extra), self.response_constraint(options)))
         return params
