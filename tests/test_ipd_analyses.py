@@ -153,18 +153,18 @@ def test_default_config_is_valid_yaml_with_every_kind():
 
 def test_memory2_tables_follow_the_layout_of_table_s25():
     """Table S25: rounds 1-2 (p0, pLL..pRR) and one block per previous-round outcome, whose
-    columns are the outcome two rounds ago; the closest label sits beside the first block."""
+    columns are the outcome two rounds ago; the reading columns sit beside the first block."""
     from workflow_scripts.ipd.known import known_memory2
     from workflow_scripts.ipd.scenarios import strategy_columns
     from workflow_scripts.ipd.tables import strategy_tables
 
     columns = strategy_columns("memory2")
-    row = {"model": "m", "experiment": "memory2", "condition": "none", "closest": "TF2T"}
+    row = {"model": "m", "experiment": "memory2", "condition": "none", "reading": "TF2T", "pattern": "1;1,1,1,1", "nearest": "TF2T", "distance": 0.0}
     for column, value in zip(columns, known_memory2((3, 0, 5, 1))["TF2T"]):
         row |= {column: value, f"{column}_low": value, f"{column}_high": value}
     tables = strategy_tables(pd.DataFrame([row]))
     assert list(tables) == ["none, rounds 1-2"] + [f"none, previous round {o}" for o in ("LL", "LR", "RL", "RR")]
-    assert list(tables["none, rounds 1-2"].columns) == ["p0", "pLL", "pLR", "pRL", "pRR", "closest"]
+    assert list(tables["none, rounds 1-2"].columns) == ["p0", "pLL", "pLR", "pRL", "pRR", "reading (Wilson 0.5 rule)", "nearest (distance)"]
     block = tables["none, previous round LR"]
     assert list(block.columns) == ["LL", "LR", "RL", "RR"]
     assert block.loc["m"].tolist() == ["**1.00** [1.00, 1.00]", "**0.00** [0.00, 0.00]",
