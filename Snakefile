@@ -18,6 +18,7 @@ include: "rules/ipd_classify.smk"
 include: "rules/ipd_tournament.smk"
 include: "rules/ipd_figures.smk"
 include: "rules/ipd_plan.smk"
+include: "rules/ipd_study_tables.smk"
 include: "rules/crg.smk"
 
 

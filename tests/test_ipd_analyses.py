@@ -12,7 +12,7 @@ from workflow_scripts.ipd.classification import classification_table
 from workflow_scripts.ipd.plan import call_plan, merged_config
 from workflow_scripts.ipd.pairs import model_pairs
 from workflow_scripts.ipd.play_analysis import cooperation_by_round, last_round, sequences
-from workflow_scripts.ipd.tournaments import disciplines, play
+from workflow_scripts.ipd.tournaments import disciplines, left_out, play, ties
 
 MEMORY1 = ["p0", "pLL", "pLR", "pRL", "pRR"]
 
@@ -107,8 +107,9 @@ def test_tournament_totals_and_wins_worked_by_hand():
     """GRIM, ALLC and the reference ALLD at w = 0.2, payoffs (3, 0, 5, 1), pi = w sum (1-w)^t u_t:
     GRIM-ALLC 3/3, GRIM-ALLD 0.8 (S, then P) / 1.8 (T, then P), ALLC-ALLD 0/5, self-play 3, 3, 1.
     With self-play: GRIM 3+3+0.8 = 6.8, ALLC 3+3+0 = 6, ALLD 1.8+5+1 = 7.8: ALLD wins.
-    At w = 0 (original): GRIM 3+3+1 = 7, ALLC 6, ALLD 1+5+1 = 7: GRIM and ALLD share the win;
-    without self-play GRIM 4, ALLC 3, ALLD 6: ALLD wins."""
+    At w = 0 (original): GRIM 3+3+1 = 7, ALLC 6, ALLD 1+5+1 = 7: an exact tie, GRIM and ALLD share
+    the win, 1/2 each; without self-play GRIM 4, ALLC 3, ALLD 6: ALLD wins. Wins with self-play:
+    ALLD 1 + 1/2, GRIM 1/2, ALLC 0, adding up to the 2 disciplines; the tie is listed."""
     rows = strategy_rows({"grim": (1, 1, 0, 0, 0), "allc": (1, 1, 1, 1, 1)})
     rows += strategy_rows({"grim": (1, 1, 0, 0, 0), "allc": (1, 1, 1, 1, 1)}, "stopping", "none-w=0.2", w=0.2)
     summary, standings, matrices, wins = play(disciplines(pd.DataFrame(rows), ["none"], 0.0, ["ALLD"]))
@@ -118,10 +119,32 @@ def test_tournament_totals_and_wins_worked_by_hand():
     assert totals.loc["original/none", "total_without_self"].to_dict() == pytest.approx(
         {"grim": 4.0, "allc": 3.0, "ALLD (ref.)": 6.0})
     assert summary.set_index("discipline").loc["original/none", "winners_with_self"] == "grim, ALLD (ref.)"
-    assert wins.set_index("strategy").loc["ALLD (ref.)", ["wins_with_self", "wins_without_self"]].tolist() == [2, 2]
-    assert wins.set_index("strategy").loc["grim", ["wins_with_self", "wins_without_self"]].tolist() == [1, 0]
+    won = wins.set_index("strategy")
+    assert won.loc["ALLD (ref.)", ["wins_with_self", "wins_without_self", "shared_with_self"]].tolist() == [1.5, 2, 1]
+    assert won.loc["grim", ["wins_with_self", "wins_without_self", "shared_with_self"]].tolist() == [0.5, 0, 1]
+    assert won["wins_with_self"].sum() == won["wins_without_self"].sum() == 2
+    tied = ties(standings)
+    assert tied[["discipline", "type", "rank", "strategies"]].values.tolist() == [
+        ["original/none", "with_self", 1, "grim, ALLD (ref.)"]]
     pair = matrices.set_index(["discipline", "strategy", "opponent"])["payoff"]
     assert pair[("stopping/none-w=0.2", "grim", "ALLD (ref.)")] == pytest.approx(0.8)
+
+
+def test_no_neutral_dilemma_gives_empty_tables_and_the_reasons():
+    """Only 'Be a saint' (not neutral) and an equal-gains x = 10 condition (a_RR = a_LL: no dilemma)
+    and a label-swap control: no discipline; every table is empty with its columns, and each left-out
+    condition has its reason."""
+    rows = strategy_rows({"m": (1, 1, 0, 0, 0)}, condition="saint", framing="saint")
+    rows += strategy_rows({"m": (1, 1, 0, 0, 0)}, "equal_gains", "none-x=10", payoffs=(10, 0, 20, 10))
+    rows += [r | {"labels": "swapped"} for r in strategy_rows({"m": (1, 1, 0, 0, 0)}, condition="none-labels=swapped")]
+    table = pd.DataFrame(rows)
+    found = disciplines(table, ["none"], 0.0, ["ALLD"])
+    summary, standings, matrices, wins = play(found)
+    assert found == [] and summary.empty and standings.empty and matrices.empty and wins.empty
+    assert "winners_with_self" in summary.columns and "wins_with_self" in wins.columns and ties(standings).empty
+    reasons = left_out(table, ["none"]).set_index("condition")["reason"]
+    assert "not neutral" in reasons["saint"] and "not a prisoner's dilemma" in reasons["none-x=10"]
+    assert "label-swap control" in reasons["none-labels=swapped"]
 
 
 def test_single_model_without_references_has_no_tournament():

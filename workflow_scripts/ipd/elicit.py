@@ -29,6 +29,7 @@ def probes(condition: Condition, system_prompt: str, template_dir: str | None = 
     return [
         Probe(s, messages(system_prompt, user_prompt(
             s, payoffs, condition.framing_text, condition.horizon, template_dir, condition.kind, condition.w,
+            labels=condition.labels,
         )))
         for s in scenarios(condition.kind)
     ]

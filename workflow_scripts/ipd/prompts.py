@@ -15,6 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
+from workflow_scripts.ipd.labels import STANDARD, relabel
+
 ACTIONS = ("L", "R")
 OUTCOMES = ("LL", "LR", "RL", "RR")
 MEMORY1_SCENARIOS = ("round1",) + OUTCOMES
@@ -140,14 +142,18 @@ def user_prompt(
     template_dir: str | None = None,
     kind: str = "memory1",
     w: float | None = None,
+    labels: str = STANDARD,
 ) -> str:
     """Full user prompt of one elicitation scenario: rules, framing sentence, scenario.
 
     SI §4.1 (memory-1), §4.2 (``w``: stopping probability sentence), §4.3 (payoffs),
     §4.4 (``kind="memory2"``) and §4.5 (``kind="one_shot"``: its own rules, no horizon).
+    ``labels``: the label-swap control (:func:`workflow_scripts.ipd.labels.relabel`) applied
+    to the rules and the scenario, never to the framing sentence.
     """
     head = one_shot_rules(payoffs, template_dir) if kind == "one_shot" else rules(payoffs, horizon, template_dir, w)
-    parts = [head, framing.strip(), situation(scenario, payoffs, template_dir, kind)]
+    scenario_text = situation(scenario, payoffs, template_dir, kind)
+    parts = [relabel(head, labels), framing.strip(), relabel(scenario_text, labels)]
     return " ".join(part for part in parts if part)
 
 
