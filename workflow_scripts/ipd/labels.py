@@ -93,7 +93,7 @@ def canonical_actions(answers: pd.DataFrame, labels_of: dict[str, str]) -> pd.Da
     """
     labels = answers["condition"].map(lambda c: labels_of.get(c, STANDARD))
     action = [answered_meaning(a if isinstance(a, str) else None, l) for a, l in zip(answers["action"], labels)]
-    return answers.assign(answered=answers["action"], action=action)
+    return answers.assign(answered=answers["action"], action=pd.Series(action, index=answers.index, dtype=object))
 
 
 def control_id(base_id: str, labels: str) -> str:
