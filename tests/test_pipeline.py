@@ -86,8 +86,13 @@ def test_replay_mode_lists_what_is_missing_and_calls_nothing(workflow):
         (lambda c: c["models"]["tft"].update(api_key_env="LLM_DILEMMAS_UNSET_KEY"), "models.tft.api_key_env"),
         (lambda c: c.update(only_models="nobody"), "only_models"),
         (lambda c: c["models"]["tft"].update(extra={"api_key": "sk-live"}), "models.tft.extra.api_key"),
+        (lambda c: c["ipd"]["experiments"]["original"].update(label_swap={"framings": ["saint"]}),
+         "ipd.experiments.original.label_swap.framings"),
+        (lambda c: c["ipd"]["experiments"]["original"].update(label_swap={"labelings": ["upside_down"]}),
+         "ipd.experiments.original.label_swap.labelings"),
     ],
-    ids=["temperature", "typo", "decoding-typo", "samples", "payoffs", "framing", "missing-key", "only_models", "key-in-params"],
+    ids=["temperature", "typo", "decoding-typo", "samples", "payoffs", "framing", "missing-key", "only_models", "key-in-params",
+         "label-swap-framing", "label-swap-labelling"],
 )
 def test_bad_config_fails_before_any_call_naming_the_field(workflow, edit, field):
     """A bad value stops the run at start-up with the field's name; nothing is asked."""
