@@ -8,11 +8,11 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from workflow_scripts.ipd.classification import classification_table
+from workflow_scripts.ipd.classification import class_tables, classification_table
 from workflow_scripts.ipd.plan import call_plan, merged_config
 from workflow_scripts.ipd.pairs import model_pairs
 from workflow_scripts.ipd.play_analysis import cooperation_by_round, last_round, sequences
-from workflow_scripts.ipd.tournaments import disciplines, left_out, play, ties
+from workflow_scripts.ipd.tournaments import disciplines, left_out, play, propensities, ties
 
 MEMORY1 = ["p0", "pLL", "pLR", "pRL", "pRR"]
 
@@ -79,6 +79,16 @@ def test_classification_at_zero_at_001_and_own_w():
     assert classes.loc[("allc", 0.0), "random_opponent_share"] > 0
 
 
+def test_payoff_range_in_the_classification_markdown():
+    """Fig. 1C's numbers in the Markdown table, GRIM at w = 0 by hand: at least P = 1 (ALLD: S once,
+    then P forever) and at most T = 5 (defect once, then cooperate forever: GRIM never returns to L
+    and takes T every round). ALLC: S = 0 against ALLD, R = 3 against any cooperator (it never plays R)."""
+    table = pd.DataFrame(strategy_rows({"grim": (1, 1, 0, 0, 0), "allc": (1, 1, 1, 1, 1)}))
+    sections = class_tables(classification_table(table, (0.0,), n_random=0), (0.0,))
+    ranges = sections["w = 0"].reset_index().set_index("model")["payoff range"]
+    assert ranges.to_dict() == {"grim": "[1, 5]", "allc": "[0, 3]"}
+
+
 def test_a_strategy_without_estimate_is_kept_with_a_note():
     """A scenario without any valid answer: the row stays, with its reason, and no verdict."""
     table = pd.DataFrame(strategy_rows({"m": (1, 1, np.nan, 0, 0)}))
@@ -126,6 +136,9 @@ def test_tournament_totals_and_wins_worked_by_hand():
     tied = ties(standings)
     assert tied[["discipline", "type", "rank", "strategies"]].values.tolist() == [
         ["original/none", "with_self", 1, "grim, ALLD (ref.)"]]
+    fig5b = propensities(disciplines(pd.DataFrame(rows), ["none"], 0.0, ["ALLD"]))
+    assert fig5b[["discipline", "model"]].values.tolist() == [["original/none", "grim"], ["original/none", "allc"],
+                                                              ["stopping/none-w=0.2", "grim"], ["stopping/none-w=0.2", "allc"]]
     pair = matrices.set_index(["discipline", "strategy", "opponent"])["payoff"]
     assert pair[("stopping/none-w=0.2", "grim", "ALLD (ref.)")] == pytest.approx(0.8)
 
