@@ -31,7 +31,7 @@ from workflow_scripts.gametheory import is_prisoners_dilemma, round_robin
 from workflow_scripts.gametheory.payoffs import prisoners_dilemma_violation
 from workflow_scripts.gametheory.tables import tournament_frame
 from workflow_scripts.ipd.known import reference_strategy
-from workflow_scripts.ipd.labels import STANDARD, standard_only
+from workflow_scripts.ipd.labels import STANDARD
 from workflow_scripts.ipd.scenarios import strategy_columns
 
 PAYOFF_COLUMNS = ["aLL", "aLR", "aRL", "aRR"]
@@ -84,11 +84,10 @@ def disciplines(
         ValueError: for an unknown reference strategy.
     """
     columns = strategy_columns("memory1")
-    chosen = standard_only(strategies[strategies["framing"].isin(neutral)])
     found = []
-    for (experiment, condition), part in chosen.groupby(["experiment", "condition"], sort=False):
+    for (experiment, condition), part in strategies.groupby(["experiment", "condition"], sort=False):
         payoffs = tuple(float(part[c].iloc[0]) for c in PAYOFF_COLUMNS)
-        if not is_prisoners_dilemma(payoffs):
+        if not_a_discipline(part.iloc[0], neutral) is not None:
             continue
         own_w = part["w"].iloc[0]
         complete = part[columns].notna().all(axis=1)
@@ -151,22 +150,30 @@ def ties(standings: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=TIES_COLUMNS)
 
 
+def not_a_discipline(row: pd.Series, neutral: list[str]) -> str | None:
+    """Why a memory-1 condition (one row of its strategy table) is not a discipline; None if it is one.
+
+    A discipline has the standard labels (ipd.labels), a framing in ``neutral`` and a prisoner's
+    dilemma stage game (columns labels, framing, aLL..aRR).
+    """
+    payoffs = tuple(float(row[c]) for c in PAYOFF_COLUMNS)
+    labels = row.get("labels")
+    if isinstance(labels, str) and labels != STANDARD:
+        return f"label-swap control (labels {labels}), not a discipline"
+    if row["framing"] not in neutral:
+        return f"framing {row['framing']!r} is not neutral (ipd.framing_groups.neutral = {list(neutral)})"
+    if not is_prisoners_dilemma(payoffs):
+        return f"stage game {payoffs} is not a prisoner's dilemma: {prisoners_dilemma_violation(payoffs)}"
+    return None
+
+
 def left_out(strategies: pd.DataFrame, neutral: list[str]) -> pd.DataFrame:
     """Memory-1 conditions that are not disciplines, with the reason (columns experiment, condition, reason)."""
     rows = []
     for (experiment, condition), part in strategies.groupby(["experiment", "condition"], sort=False):
-        first = part.iloc[0]
-        payoffs = tuple(float(first[c]) for c in PAYOFF_COLUMNS)
-        labels = first["labels"] if "labels" in part and isinstance(first["labels"], str) else STANDARD
-        if labels != STANDARD:
-            reason = f"label-swap control (labels {labels}), not a discipline"
-        elif first["framing"] not in neutral:
-            reason = f"framing {first['framing']!r} is not neutral (ipd.framing_groups.neutral = {list(neutral)})"
-        elif not is_prisoners_dilemma(payoffs):
-            reason = f"stage game {payoffs} is not a prisoner's dilemma: {prisoners_dilemma_violation(payoffs)}"
-        else:
-            continue
-        rows.append({"experiment": experiment, "condition": condition, "reason": reason})
+        reason = not_a_discipline(part.iloc[0], neutral)
+        if reason is not None:
+            rows.append({"experiment": experiment, "condition": condition, "reason": reason})
     return pd.DataFrame(rows, columns=["experiment", "condition", "reason"])
 
 
