@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import REPO, scripted_config
 from workflow_scripts.ipd.known import known_memory2
 from workflow_scripts.ipd.plan import merged_config
+from workflow_scripts.ipd.scenarios import strategy_columns
 
 MEMORY1 = ["p0", "pLL", "pLR", "pRL", "pRR"]
 TREATMENTS = {"exact": "The interaction lasts {rounds} rounds.", "at_least": "The interaction lasts at least {rounds} rounds."}
@@ -47,18 +48,23 @@ def read(flow, path: str) -> pd.DataFrame:
 def check_strategies(flow):
     """tf2t answers a one-outcome prompt with its round-two entry (always L): memory-1 ALLC;
     grim_end in elicitation prompts (no known end) is GRIM (1;1,0,0,0). Memory-2: tf2t is TF2T
-    entry for entry; grim_end is GRIM written as memory-2 (L only after LL)."""
+    entry for entry; grim_end is GRIM written as memory-2 (L only after LL). Each is its own nearest
+    reference at distance 0; with n = 2 answers per scenario no entry is determined by the Wilson rule
+    (2/2 has the interval [0.34, 1], 0/2 [0, 0.66], both contain 0.5), so the readings list every
+    pure reference: two answers cannot name a strategy."""
     strategies = read(flow, "stopping/strategies.csv").set_index("model")
     assert strategies.loc["tf2t", MEMORY1].tolist() == [1, 1, 1, 1, 1]
     assert strategies.loc["grim_end", MEMORY1].tolist() == [1, 1, 0, 0, 0]
-    assert strategies["reading"].to_dict() == {"tf2t": "ALLC", "grim_end": "GRIM"}
+    assert strategies["nearest"].to_dict() == {"tf2t": "ALLC", "grim_end": "GRIM"}
+    assert set(strategies["distance"]) == {0.0} and set(strategies["pattern"]) == {"?;?,?,?,?"}
     memory2 = read(flow, "memory2/strategies.csv").set_index("model")
     known = known_memory2((3, 0, 5, 1))
-    columns = [c for c in memory2.columns if c.startswith("p") and not c.endswith(("_low", "_high"))]
-    assert len(columns) == 21
+    columns = strategy_columns("memory2")
+    assert len(columns) == 21 and set(columns) <= set(memory2.columns)
     assert memory2.loc["tf2t", columns].tolist() == list(known["TF2T"])
     assert memory2.loc["grim_end", columns].tolist() == list(known["GRIM"])
-    assert memory2["reading"].to_dict() == {"tf2t": "TF2T", "grim_end": "GRIM"}
+    assert memory2["nearest"].to_dict() == {"tf2t": "TF2T", "grim_end": "GRIM"}
+    assert memory2["reading"].str.startswith("between ALLC, ALLD").all()
 
 
 def check_classification(flow):
