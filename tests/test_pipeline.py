@@ -49,7 +49,7 @@ def test_garbage_answers_are_kept_counted_and_reasked(workflow):
     rates = pd.read_csv(flow.root / "results/ipd/original/invalid_rates.csv").set_index("model")
     assert rates.loc["junk", "invalid_rate"] == 1.0 and rates.loc["bold", "invalid_rate"] == 0.0
     strategies = pd.read_csv(flow.root / "results/ipd/original/strategies.csv", keep_default_na=False).set_index("model")
-    assert strategies.loc["junk", "reading"] == "" and strategies.loc["bold", "reading"] == "ALLC"
+    assert strategies.loc["junk", "reading"] == "" and strategies.loc["bold", "nearest"] == "ALLC"  # 2 answers: no reading
 
 
 @pytest.mark.slow
