@@ -10,6 +10,7 @@ sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without
 
 from workflow_scripts.config_check import config_problems, explain_validation_error, selection, study_models  # noqa: E402
 from workflow_scripts.ipd.conditions import analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
+from workflow_scripts.ipd.labels import STANDARD as STANDARD_LABELS  # noqa: E402
 from workflow_scripts.ipd.pairs import model_pairs, pair_models  # noqa: E402
 from workflow_scripts.errors import ConfigError  # noqa: E402
 from workflow_scripts.ipd.prompts import kind_templates  # noqa: E402
@@ -135,8 +136,8 @@ def ipd_figures(experiment):
     if kind == "play":
         return ["play"]
     if kind == "memory2":
-        return ["memory2"]
-    names = ["cooperation"]
+        return ["memory2", "payoff_range"]
+    names = ["cooperation"] + (["payoff_range"] if kind == "memory1" else [])
     if kind == "memory1" and any(len({getattr(c, axis) for c in conditions}) > 1 for axis in ("w", "x")):
         names.append("parameters")
     if kind == "memory1" and len({c.framing for c in conditions}) > 1:
@@ -153,12 +154,20 @@ def ipd_experiment_targets(experiment):
         names = ["strategies.csv", "invalid_rates.csv", "tables/counts.md", "tables/strategies.md"]
     if kind in ("memory1", "memory2"):
         names += ["classification.csv", "tables/classification.md"]
+    if any(c.labels != STANDARD_LABELS for c in IPD_CONDITIONS[experiment]):
+        names += ["label_swap.csv", "tables/label_swap.md"]
     names += [f"figures/{f}.{ext}" for f in ipd_figures(experiment) for ext in ("png", "pdf")]
     return [f"results/ipd/{experiment}/{name}" for name in names]
 
 
-IPD_TOURNAMENT_FILES = ["summary.csv", "standings.csv", "matrices.csv", "wins.csv", "tables/tournaments.md",
-                        "figures/wins.png", "figures/wins.pdf", "figures/totals.png", "figures/totals.pdf"]
+IPD_TOURNAMENT_FILES = ["summary.csv", "standings.csv", "matrices.csv", "wins.csv", "ties.csv", "propensities.csv",
+                        "tables/tournaments.md"] + [f"figures/{name}.{ext}" for name in ("wins", "totals", "propensities")
+                                                    for ext in ("png", "pdf")]
+
+
+IPD_STUDY_FILES = ["plan.csv", "plan.md", "decoding.csv", "decoding.md", "reference_strategies_memory1.csv",
+                   "reference_strategies_memory2.csv", "reference_strategies.md"]
+"""Study-wide outputs under results/ipd/: the call plan, Table S1 (decoding), Tables S2-S3 (references)."""
 
 
 def all_targets():
@@ -177,5 +186,5 @@ def all_targets():
     if not PARTIAL_RUN and ipd_experiments_of("memory1"):
         targets += [f"results/ipd/tournaments/{name}" for name in IPD_TOURNAMENT_FILES]
     if not PARTIAL_RUN:
-        targets += ["results/ipd/plan.csv", "results/ipd/plan.md"]
+        targets += [f"results/ipd/{name}" for name in IPD_STUDY_FILES]
     return targets

@@ -1,5 +1,6 @@
 # Nash / partner / rival classes of every inferred strategy (seed 001, SI §6.2, Tables S27-S31), at
-# ipd.analysis.classify_w (0 and 0.01) and at the experiment's own stopping probability.
+# ipd.analysis.classify_w (0 and 0.01) and at the experiment's own stopping probability; Fig. 1C (payoff
+# range of each strategy against any co-player).
 # Needs from rules/common.smk: IPD_ANALYSIS.
 
 
@@ -19,3 +20,18 @@ rule ipd_classify:
         "../envs/analysis.yaml"
     script:
         "../workflow_scripts/scripts/ipd_classify.py"
+
+
+rule ipd_figure_payoff_range:
+    input:
+        classes="results/ipd/{experiment}/classification.csv",
+        strategies="results/ipd/{experiment}/strategies.csv",
+    output:
+        png=report("results/ipd/{experiment}/figures/payoff_range.png", category="IPD"),
+        pdf="results/ipd/{experiment}/figures/payoff_range.pdf",
+    log:
+        "logs/ipd/{experiment}/figure_payoff_range.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../workflow_scripts/scripts/ipd_figure_payoff_range.py"

@@ -1,5 +1,5 @@
 # Figures of the prisoner's-dilemma study beyond Fig. 1B (rules/ipd_report.smk): Fig. 2A/B (entries
-# against w and x), Fig. 3 (memory-2), Fig. 4 (framings), actual play, Fig. 5 (tournaments).
+# against w and x), Fig. 3 (memory-2), Fig. 4 (framings), actual play, Fig. 5A/B (tournaments, propensities).
 # Every figure is written as PNG and PDF.
 
 
@@ -40,11 +40,14 @@ rule ipd_figure_tournament:
         summary="results/ipd/tournaments/summary.csv",
         standings="results/ipd/tournaments/standings.csv",
         wins="results/ipd/tournaments/wins.csv",
+        propensities="results/ipd/tournaments/propensities.csv",
     output:
         wins_png=report("results/ipd/tournaments/figures/wins.png", category="IPD"),
         wins_pdf="results/ipd/tournaments/figures/wins.pdf",
         totals_png=report("results/ipd/tournaments/figures/totals.png", category="IPD"),
         totals_pdf="results/ipd/tournaments/figures/totals.pdf",
+        propensities_png=report("results/ipd/tournaments/figures/propensities.png", category="IPD"),
+        propensities_pdf="results/ipd/tournaments/figures/propensities.pdf",
     log:
         "logs/ipd/tournaments_figures.log",
     conda:

@@ -19,6 +19,7 @@ rule ipd_tables:
 rule ipd_figure:
     input:
         estimates="results/ipd/{experiment}/estimates.csv",
+        strategies="results/ipd/{experiment}/strategies.csv",
     output:
         report("results/ipd/{experiment}/figures/cooperation.png", category="IPD"),
         "results/ipd/{experiment}/figures/cooperation.pdf",

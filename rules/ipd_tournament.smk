@@ -1,4 +1,5 @@
-# Round-robin tournaments over the neutral-framing memory-1 disciplines (seed 001, Fig. 5A, Figs. S1-S10).
+# Round-robin tournaments over the neutral-framing memory-1 disciplines (seed 001, Fig. 5A, Figs. S1-S10)
+# and the strategies of every model across those disciplines (Fig. 5B's data).
 # Needs from rules/common.smk: IPD_ANALYSIS, ipd_experiments_of.
 
 
@@ -10,6 +11,8 @@ rule ipd_tournament:
         standings="results/ipd/tournaments/standings.csv",
         matrices="results/ipd/tournaments/matrices.csv",
         wins="results/ipd/tournaments/wins.csv",
+        ties="results/ipd/tournaments/ties.csv",
+        propensities="results/ipd/tournaments/propensities.csv",
         table=report("results/ipd/tournaments/tables/tournaments.md", category="IPD"),
     log:
         "logs/ipd/tournaments.log",

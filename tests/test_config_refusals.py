@@ -107,6 +107,10 @@ BAD_CONFIGS = [
      "models.tft.extra.api_key"),
     ("unknown-design", lambda c: c["crg"]["designs"].update(sixplay={"conditions": {"base": {"p": [0.5]}}}), (),
      "crg.designs"),
+    ("label-swap-framing", lambda c: c["ipd"]["experiments"]["original"].update(label_swap={"framings": ["saint"]}), (),
+     "ipd.experiments.original.label_swap.framings"),
+    ("label-swap-labelling", lambda c: c["ipd"]["experiments"]["original"].update(
+        label_swap={"labelings": ["upside_down"]}), (), "ipd.experiments.original.label_swap.labelings"),
 ]
 
 

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from workflow_scripts.ipd.estimates import add_estimates, closest_strategy, count_answers, known_memory1
+from workflow_scripts.ipd.estimates import add_estimates, count_answers, known_memory1
+from workflow_scripts.ipd.reading import nearest_strategy
 from workflow_scripts.ipd.prompts import StagePayoffs
 from workflow_scripts.stats import wilson_interval
 
@@ -47,24 +48,29 @@ def test_counts_keep_every_non_valid_answer():
 
 
 @pytest.mark.parametrize(
-    "estimate, label",
+    "estimate, label, distance",
     [
-        ((1, 1, 0, 1, 0), "TFT"),
-        ((1, 1, 0, 0, 0), "GRIM"),  # GPT-4o in seed 001
-        ((1, 1, 0, 1, 1), "Forgiver"),  # Claude in seed 001
-        ((1, 1, 0, 0, 1), "WSLS"),
-        ((0, 0, 0, 0, 0), "ALLD"),
-        ((0, 1, 0, 1, 0), "STFT"),
-        ((1, 1, 0, 27 / 50, 1), "~Forgiver"),  # GPT-5: 0.46 from Forgiver, 0.54 from WSLS
-        ((1, 1, 13 / 50, 49 / 50, 28 / 50), "~GTFT"),  # Llama: g = 1/3 for (3,0,5,1), max gap 0.227
-        ((1, 1, 1 / 3, 1, 1 / 3), "GTFT"),
-        ((0.96, 0.98, 0.1, 0.9, 0.06), "~TFT"),
-        ((1, 1, math.nan, 1, 0), ""),
+        ((1, 1, 0, 1, 0), "TFT", 0.0),
+        ((1, 1, 0, 0, 0), "GRIM", 0.0),  # GPT-4o in seed 001
+        ((1, 1, 0, 1, 1), "Forgiver", 0.0),  # Claude in seed 001
+        ((1, 1, 0, 0, 1), "WSLS", 0.0),
+        ((0, 0, 0, 0, 0), "ALLD", 0.0),
+        ((0, 1, 0, 1, 0), "STFT", 0.0),
+        ((1, 1, 0, 27 / 50, 1), "Forgiver", 23 / 50),  # GPT-5: 0.46 from Forgiver, 0.54 from WSLS
+        ((1, 1, 13 / 50, 49 / 50, 28 / 50), "GTFT", 28 / 50 - 1 / 3),  # Llama: g = 1/3 for (3,0,5,1)
+        ((1, 1, 1 / 3, 1, 1 / 3), "GTFT", 0.0),
+        ((0.96, 0.98, 0.1, 0.9, 0.06), "TFT", 0.1),
     ],
 )
-def test_closest_known_strategy(estimate, label):
-    """Labels worked out by hand from the largest absolute difference to each reference."""
-    assert closest_strategy(estimate, STANDARD) == label
+def test_nearest_known_strategy(estimate, label, distance):
+    """Nearest reference and its distance, worked out by hand from the largest absolute difference."""
+    assert nearest_strategy(estimate, "memory1", STANDARD.as_tuple()) == (label, pytest.approx(distance))
+
+
+def test_no_nearest_strategy_without_estimate():
+    """A NaN entry (no valid answer): no nearest strategy."""
+    name, distance = nearest_strategy((1, 1, math.nan, 1, 0), "memory1", STANDARD.as_tuple())
+    assert name == "" and math.isnan(distance)
 
 
 def test_gtft_generosity_follows_the_payoffs():

@@ -8,11 +8,11 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from workflow_scripts.ipd.classification import classification_table
+from workflow_scripts.ipd.classification import class_tables, classification_table
 from workflow_scripts.ipd.plan import call_plan, merged_config
 from workflow_scripts.ipd.pairs import model_pairs
 from workflow_scripts.ipd.play_analysis import cooperation_by_round, last_round, sequences
-from workflow_scripts.ipd.tournaments import disciplines, play
+from workflow_scripts.ipd.tournaments import disciplines, left_out, play, propensities, ties
 
 MEMORY1 = ["p0", "pLL", "pLR", "pRL", "pRR"]
 
@@ -79,6 +79,16 @@ def test_classification_at_zero_at_001_and_own_w():
     assert classes.loc[("allc", 0.0), "random_opponent_share"] > 0
 
 
+def test_payoff_range_in_the_classification_markdown():
+    """Fig. 1C's numbers in the Markdown table, GRIM at w = 0 by hand: at least P = 1 (ALLD: S once,
+    then P forever) and at most T = 5 (defect once, then cooperate forever: GRIM never returns to L
+    and takes T every round). ALLC: S = 0 against ALLD, R = 3 against any cooperator (it never plays R)."""
+    table = pd.DataFrame(strategy_rows({"grim": (1, 1, 0, 0, 0), "allc": (1, 1, 1, 1, 1)}))
+    sections = class_tables(classification_table(table, (0.0,), n_random=0), (0.0,))
+    ranges = sections["w = 0"].reset_index().set_index("model")["payoff range"]
+    assert ranges.to_dict() == {"grim": "[1, 5]", "allc": "[0, 3]"}
+
+
 def test_a_strategy_without_estimate_is_kept_with_a_note():
     """A scenario without any valid answer: the row stays, with its reason, and no verdict."""
     table = pd.DataFrame(strategy_rows({"m": (1, 1, np.nan, 0, 0)}))
@@ -107,8 +117,9 @@ def test_tournament_totals_and_wins_worked_by_hand():
     """GRIM, ALLC and the reference ALLD at w = 0.2, payoffs (3, 0, 5, 1), pi = w sum (1-w)^t u_t:
     GRIM-ALLC 3/3, GRIM-ALLD 0.8 (S, then P) / 1.8 (T, then P), ALLC-ALLD 0/5, self-play 3, 3, 1.
     With self-play: GRIM 3+3+0.8 = 6.8, ALLC 3+3+0 = 6, ALLD 1.8+5+1 = 7.8: ALLD wins.
-    At w = 0 (original): GRIM 3+3+1 = 7, ALLC 6, ALLD 1+5+1 = 7: GRIM and ALLD share the win;
-    without self-play GRIM 4, ALLC 3, ALLD 6: ALLD wins."""
+    At w = 0 (original): GRIM 3+3+1 = 7, ALLC 6, ALLD 1+5+1 = 7: an exact tie, GRIM and ALLD share
+    the win, 1/2 each; without self-play GRIM 4, ALLC 3, ALLD 6: ALLD wins. Wins with self-play:
+    ALLD 1 + 1/2, GRIM 1/2, ALLC 0, adding up to the 2 disciplines; the tie is listed."""
     rows = strategy_rows({"grim": (1, 1, 0, 0, 0), "allc": (1, 1, 1, 1, 1)})
     rows += strategy_rows({"grim": (1, 1, 0, 0, 0), "allc": (1, 1, 1, 1, 1)}, "stopping", "none-w=0.2", w=0.2)
     summary, standings, matrices, wins = play(disciplines(pd.DataFrame(rows), ["none"], 0.0, ["ALLD"]))
@@ -118,10 +129,35 @@ def test_tournament_totals_and_wins_worked_by_hand():
     assert totals.loc["original/none", "total_without_self"].to_dict() == pytest.approx(
         {"grim": 4.0, "allc": 3.0, "ALLD (ref.)": 6.0})
     assert summary.set_index("discipline").loc["original/none", "winners_with_self"] == "grim, ALLD (ref.)"
-    assert wins.set_index("strategy").loc["ALLD (ref.)", ["wins_with_self", "wins_without_self"]].tolist() == [2, 2]
-    assert wins.set_index("strategy").loc["grim", ["wins_with_self", "wins_without_self"]].tolist() == [1, 0]
+    won = wins.set_index("strategy")
+    assert won.loc["ALLD (ref.)", ["wins_with_self", "wins_without_self", "shared_with_self"]].tolist() == [1.5, 2, 1]
+    assert won.loc["grim", ["wins_with_self", "wins_without_self", "shared_with_self"]].tolist() == [0.5, 0, 1]
+    assert won["wins_with_self"].sum() == won["wins_without_self"].sum() == 2
+    tied = ties(standings)
+    assert tied[["discipline", "type", "rank", "strategies"]].values.tolist() == [
+        ["original/none", "with_self", 1, "grim, ALLD (ref.)"]]
+    fig5b = propensities(disciplines(pd.DataFrame(rows), ["none"], 0.0, ["ALLD"]))
+    assert fig5b[["discipline", "model"]].values.tolist() == [["original/none", "grim"], ["original/none", "allc"],
+                                                              ["stopping/none-w=0.2", "grim"], ["stopping/none-w=0.2", "allc"]]
     pair = matrices.set_index(["discipline", "strategy", "opponent"])["payoff"]
     assert pair[("stopping/none-w=0.2", "grim", "ALLD (ref.)")] == pytest.approx(0.8)
+
+
+def test_no_neutral_dilemma_gives_empty_tables_and_the_reasons():
+    """Only 'Be a saint' (not neutral) and an equal-gains x = 10 condition (a_RR = a_LL: no dilemma)
+    and a label-swap control: no discipline; every table is empty with its columns, and each left-out
+    condition has its reason."""
+    rows = strategy_rows({"m": (1, 1, 0, 0, 0)}, condition="saint", framing="saint")
+    rows += strategy_rows({"m": (1, 1, 0, 0, 0)}, "equal_gains", "none-x=10", payoffs=(10, 0, 20, 10))
+    rows += [r | {"labels": "swapped"} for r in strategy_rows({"m": (1, 1, 0, 0, 0)}, condition="none-labels=swapped")]
+    table = pd.DataFrame(rows)
+    found = disciplines(table, ["none"], 0.0, ["ALLD"])
+    summary, standings, matrices, wins = play(found)
+    assert found == [] and summary.empty and standings.empty and matrices.empty and wins.empty
+    assert "winners_with_self" in summary.columns and "wins_with_self" in wins.columns and ties(standings).empty
+    reasons = left_out(table, ["none"]).set_index("condition")["reason"]
+    assert "not neutral" in reasons["saint"] and "not a prisoner's dilemma" in reasons["none-x=10"]
+    assert "label-swap control" in reasons["none-labels=swapped"]
 
 
 def test_single_model_without_references_has_no_tournament():
@@ -153,18 +189,18 @@ def test_default_config_is_valid_yaml_with_every_kind():
 
 def test_memory2_tables_follow_the_layout_of_table_s25():
     """Table S25: rounds 1-2 (p0, pLL..pRR) and one block per previous-round outcome, whose
-    columns are the outcome two rounds ago; the closest label sits beside the first block."""
+    columns are the outcome two rounds ago; the reading columns sit beside the first block."""
     from workflow_scripts.ipd.known import known_memory2
     from workflow_scripts.ipd.scenarios import strategy_columns
     from workflow_scripts.ipd.tables import strategy_tables
 
     columns = strategy_columns("memory2")
-    row = {"model": "m", "experiment": "memory2", "condition": "none", "closest": "TF2T"}
+    row = {"model": "m", "experiment": "memory2", "condition": "none", "reading": "TF2T", "pattern": "1;1,1,1,1", "nearest": "TF2T", "distance": 0.0}
     for column, value in zip(columns, known_memory2((3, 0, 5, 1))["TF2T"]):
         row |= {column: value, f"{column}_low": value, f"{column}_high": value}
     tables = strategy_tables(pd.DataFrame([row]))
     assert list(tables) == ["none, rounds 1-2"] + [f"none, previous round {o}" for o in ("LL", "LR", "RL", "RR")]
-    assert list(tables["none, rounds 1-2"].columns) == ["p0", "pLL", "pLR", "pRL", "pRR", "closest"]
+    assert list(tables["none, rounds 1-2"].columns) == ["p0", "pLL", "pLR", "pRL", "pRR", "reading (Wilson 0.5 rule)", "nearest (distance)"]
     block = tables["none, previous round LR"]
     assert list(block.columns) == ["LL", "LR", "RL", "RR"]
     assert block.loc["m"].tolist() == ["**1.00** [1.00, 1.00]", "**0.00** [0.00, 0.00]",

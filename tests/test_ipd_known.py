@@ -5,7 +5,8 @@ import pytest
 
 from workflow_scripts.gametheory import memory as mem
 from workflow_scripts.gametheory.strategies import MEMORY_ONE
-from workflow_scripts.ipd.estimates import closest_strategy, known_memory1
+from workflow_scripts.ipd.estimates import known_memory1
+from workflow_scripts.ipd.reading import nearest_strategy
 from workflow_scripts.ipd.known import TFT_ATFT, known_memory2
 from workflow_scripts.ipd.prompts import StagePayoffs
 
@@ -59,18 +60,18 @@ def test_memory1_list_is_the_game_theory_core_plus_gtft():
 )
 def test_memory2_estimates_are_labelled_by_the_memory2_list(name, expected):
     """An exact memory-2 strategy is its own label (no two references coincide)."""
-    assert closest_strategy(tuple(known_memory2((3, 0, 5, 1))[name]), STANDARD, "memory2") == expected
+    assert nearest_strategy(tuple(known_memory2((3, 0, 5, 1))[name]), "memory2", (3, 0, 5, 1)) == (expected, 0.0)
 
 
-def test_approximate_memory2_label_gets_a_tilde():
+def test_approximate_memory2_strategy_is_nearest_to_tf2t():
     """TF2T with pLR_LR = 0.2 instead of 0 is 0.2 from TF2T and at least 0.8 from the others
     in some entry (each other reference differs from TF2T by a full 0/1 somewhere)."""
     vector = np.array(known_memory2((3, 0, 5, 1))["TF2T"])
     vector[mem.history_index(("LR", "LR"))] = 0.2
-    assert closest_strategy(tuple(vector), STANDARD, "memory2") == "~TF2T"
+    assert nearest_strategy(tuple(vector), "memory2", (3, 0, 5, 1)) == ("TF2T", pytest.approx(0.2))
 
 
 def test_one_shot_label():
-    """One-shot: 'cooperate' at p = 1, '~defect' at p = 0.3 (0.3 from defect, 0.7 from cooperate)."""
-    assert closest_strategy((1.0,), STANDARD, "one_shot") == "cooperate"
-    assert closest_strategy((0.3,), STANDARD, "one_shot") == "~defect"
+    """One-shot: 'cooperate' at p = 1, 'defect' at p = 0.3 (0.3 from defect, 0.7 from cooperate)."""
+    assert nearest_strategy((1.0,), "one_shot", (3, 0, 5, 1)) == ("cooperate", 0.0)
+    assert nearest_strategy((0.3,), "one_shot", (3, 0, 5, 1)) == ("defect", pytest.approx(0.3))

@@ -11,9 +11,10 @@ import shutil
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, scripted_config
 from workflow_scripts.ipd.known import known_memory2
 from workflow_scripts.ipd.plan import merged_config
+from workflow_scripts.ipd.scenarios import strategy_columns
 
 MEMORY1 = ["p0", "pLL", "pLR", "pRL", "pRR"]
 TREATMENTS = {"exact": "The interaction lasts $rounds rounds.", "at_least": "The interaction lasts at least $rounds rounds."}
@@ -47,18 +48,23 @@ def read(flow, path: str) -> pd.DataFrame:
 def check_strategies(flow):
     """tf2t answers a one-outcome prompt with its round-two entry (always L): memory-1 ALLC;
     grim_end in elicitation prompts (no known end) is GRIM (1;1,0,0,0). Memory-2: tf2t is TF2T
-    entry for entry; grim_end is GRIM written as memory-2 (L only after LL)."""
+    entry for entry; grim_end is GRIM written as memory-2 (L only after LL). Each is its own nearest
+    reference at distance 0; with n = 2 answers per scenario no entry is determined by the Wilson rule
+    (2/2 has the interval [0.34, 1], 0/2 [0, 0.66], both contain 0.5), so the readings list every
+    pure reference: two answers cannot name a strategy."""
     strategies = read(flow, "stopping/strategies.csv").set_index("model")
     assert strategies.loc["tf2t", MEMORY1].tolist() == [1, 1, 1, 1, 1]
     assert strategies.loc["grim_end", MEMORY1].tolist() == [1, 1, 0, 0, 0]
-    assert strategies["closest"].to_dict() == {"tf2t": "ALLC", "grim_end": "GRIM"}
+    assert strategies["nearest"].to_dict() == {"tf2t": "ALLC", "grim_end": "GRIM"}
+    assert set(strategies["distance"]) == {0.0} and set(strategies["pattern"]) == {"?;?,?,?,?"}
     memory2 = read(flow, "memory2/strategies.csv").set_index("model")
     known = known_memory2((3, 0, 5, 1))
-    columns = [c for c in memory2.columns if c.startswith("p") and not c.endswith(("_low", "_high"))]
-    assert len(columns) == 21
+    columns = strategy_columns("memory2")
+    assert len(columns) == 21 and set(columns) <= set(memory2.columns)
     assert memory2.loc["tf2t", columns].tolist() == list(known["TF2T"])
     assert memory2.loc["grim_end", columns].tolist() == list(known["GRIM"])
-    assert memory2["closest"].to_dict() == {"tf2t": "TF2T", "grim_end": "GRIM"}
+    assert memory2["nearest"].to_dict() == {"tf2t": "TF2T", "grim_end": "GRIM"}
+    assert memory2["reading"].str.startswith("between ALLC, ALLD").all()
 
 
 def check_classification(flow):
@@ -92,7 +98,7 @@ def check_tournaments(flow):
     assert standings.loc["stopping/none-w=0.2", "total_without_self"].to_dict() == pytest.approx(
         {"tf2t": 3.0, "grim_end": 3.8, "ALLD (ref.)": 6.8})
     wins = read(flow, "tournaments/wins.csv").set_index("strategy")
-    assert wins.loc[["tf2t", "grim_end", "ALLD (ref.)"], "wins_with_self"].tolist() == [0, 0, 1]
+    assert wins.loc[["tf2t", "grim_end", "ALLD (ref.)"], "wins_with_self"].tolist() == [0, 0, 1]  # no tie
     assert wins.loc[["tf2t", "grim_end", "ALLD (ref.)"], "wins_without_self"].tolist() == [0, 0, 1]
 
 
@@ -176,3 +182,38 @@ def test_bad_study_config_fails_before_any_call_naming_the_field(workflow, edit,
     output = done.stdout + done.stderr
     assert done.returncode != 0 and field in output and "Traceback" not in output, output[-3000:]
     assert flow.provider_calls() == 0 and not (flow.root / "results").exists()
+
+
+@pytest.mark.slow
+def test_no_discipline_and_the_label_swap_control_on_a_scripted_tft(workflow):
+    """Only the framing 'Be a saint' (not neutral): no tournament discipline, yet the run completes,
+    with empty tournament tables that say why. The same config runs the label-swap control on a
+    scripted TFT, which reads the letters as the standard prompt means them (a letter player):
+    - reversed order: nothing changes, TFT (1;1,0,1,0);
+    - swapped letters: in canonical scenario XY it sees the letters of the exchanged outcome and
+      answers by letter, so P(cooperate | XY) = 1 - p_TFT(exchanged XY): round 1: 1 - 1 = 0;
+      LL: 1 - p_RR = 1; LR: 1 - p_RL = 0; RL: 1 - p_LR = 1; RR: 1 - p_LL = 0, i.e. STFT (0;1,0,1,0).
+      Only round 1 differs from the standard TFT: 4/4 against 0/4 cooperations, Fisher p = 2/70,
+      flagged 'letter L'. Calls: 3 conditions x 5 scenarios x 4 samples = 60."""
+    config = scripted_config({"tft": "TFT"}, samples=4, max_reasks=1, framings=("saint",))
+    config["ipd"]["experiments"]["original"]["label_swap"] = {"framings": ["saint"]}
+    config["ipd"]["analysis"] = {"random_opponents": 50}
+    flow = workflow(config)
+    flow.run()
+    assert flow.provider_calls() == 60
+    strategies = read(flow, "original/strategies.csv").set_index("condition")
+    assert strategies.loc["saint-labels=reversed", MEMORY1].tolist() == [1, 1, 0, 1, 0]
+    assert strategies.loc["saint-labels=swapped", MEMORY1].tolist() == [0, 1, 0, 1, 0]
+    assert strategies.loc["saint-labels=swapped", "reading"] == "STFT"
+    swap = read(flow, "original/label_swap.csv").set_index(["labels", "scenario"])
+    flagged = swap[swap["preference"].fillna("") != ""]
+    assert flagged.index.tolist() == [("swapped", "round1")] and flagged["preference"].tolist() == ["letter L"]
+    assert flagged["p_value"].item() == pytest.approx(2 / 70)
+    assert read(flow, "tournaments/summary.csv").empty and read(flow, "tournaments/wins.csv").empty
+    report = (flow.root / "results/ipd/tournaments/tables/tournaments.md").read_text()
+    assert "No discipline" in report and "framing 'saint' is not neutral" in report
+    decoding = read(flow, "decoding.csv").set_index("parameter")
+    assert decoding.loc["seed", "requests"] == 60 and decoding.loc["seed", "distinct"] == 60
+    for name in ("tournaments/figures/propensities.png", "original/figures/payoff_range.pdf",
+                 "reference_strategies.md", "original/tables/label_swap.md"):
+        assert (flow.root / "results/ipd" / name).stat().st_size > 0

@@ -145,3 +145,71 @@ def test_framing_is_available_in_every_kind():
     assert "all rounds. Be a saint. Two rounds ago, you chose L" in prompt
     chat = play_prompt(["LL"], StagePayoffs.of((3, 0, 5, 1)), "Be a saint.")
     assert "all rounds. Be a saint. In round 1, you chose L" in chat
+
+
+# The label-swap control (workflow_scripts/ipd/labels.py): SI §4.1 (b) typed by hand with every
+# letter L and R exchanged (swapped), or with every listing "L or R" written "R or L" (reversed).
+RULES_3051_SWAPPED = (
+    "In each round, you have a choice between two options, R or L. The other agent also has a "
+    "choice between R or L. The two of you will decide without knowing what the other will choose. "
+    "Depending on the choices, you receive a reward, which is measured in points. If both of you "
+    "choose R, both of you get 3 points. If you choose R and the other agent chooses L, you get 0 "
+    "points and the other agent gets 5 points. If you choose L and the other agent chooses R, you "
+    "get 5 points and the other agent gets 0 points. If both of you choose L, both of you get 1 "
+    "points. Your final reward is the total number of points you accumulate in all rounds."
+)
+RULES_3051_REVERSED = RULES_3051.replace("two options, L or R", "two options, R or L").replace(
+    "also has a choice between L or R", "also has a choice between R or L")
+QUESTION_REVERSED = "Do you choose R or L? Give only the character as output. Give no explanation."
+
+
+def label_swap_prompts() -> dict[str, dict[str, str]]:
+    ipd = ipd_config(kind="memory1", label_swap={"framings": ["none"]})
+    ipd["framings"]["saint"] = "Be a saint."
+    ipd["experiments"]["e"]["framings"] = ["none", "saint"]
+    return prompts_of(ipd)
+
+
+def test_label_swap_conditions_follow_the_standard_ones():
+    """Two controls per chosen framing (only 'none' here), after the standard conditions."""
+    assert list(label_swap_prompts()) == ["none", "saint", "none-labels=swapped", "none-labels=reversed"]
+
+
+def test_swapped_labels_prompt_is_si_4_1_with_the_letters_exchanged():
+    """Scenario RL (focal defected, co-player cooperated: you got a_RL = 5, the other a_LR = 0).
+    With the letters exchanged the payoffs make R the cooperative option, so the same outcome
+    reads 'you chose L, and the other agent chose R', still 5 and 0 points; the question lists
+    'R or L' (the cooperative option first, as in the standard prompt)."""
+    expected = (
+        "You are in an interaction with another agent. Your interaction is over several rounds. "
+        + RULES_3051_SWAPPED + " In the previous round, you chose L, and the other agent chose R. Therefore, "
+        "you got 5 point(s) and the other agent got 0 point(s). This is a new round. " + QUESTION_REVERSED
+    )
+    prompts = label_swap_prompts()
+    assert prompts["none-labels=swapped"]["RL"] == expected
+    assert prompts["none-labels=swapped"]["round1"] == (
+        "You are in an interaction with another agent. Your interaction is over several rounds. "
+        + RULES_3051_SWAPPED + " This is the first round. " + QUESTION_REVERSED)
+
+
+def test_reversed_order_prompt_is_si_4_1_with_r_or_l():
+    """Scenario LR (focal exploited: you got a_LR = 0, the other a_RL = 5): the standard letters and
+    payoffs, only every listing of the two options reads 'R or L'."""
+    expected = (
+        "You are in an interaction with another agent. Your interaction is over several rounds. "
+        + RULES_3051_REVERSED + " In the previous round, you chose L, and the other agent chose R. Therefore, "
+        "you got 0 point(s) and the other agent got 5 point(s). This is a new round. " + QUESTION_REVERSED
+    )
+    assert label_swap_prompts()["none-labels=reversed"]["LR"] == expected
+
+
+def test_label_controls_leave_the_standard_prompt_and_the_framing_alone():
+    """The standard condition is SI §4.1 word for word; a framing sentence is never relabelled."""
+    prompts = label_swap_prompts()
+    assert prompts["none"]["RL"].endswith(
+        "In the previous round, you chose R, and the other agent chose L. Therefore, you got 5 point(s) "
+        "and the other agent got 0 point(s). This is a new round. " + QUESTION)
+    assert RULES_3051 in prompts["none"]["RL"]
+    ipd = ipd_config(kind="memory1", label_swap={"labelings": ["swapped"]})
+    ipd["framings"]["none"] = "Choose L or R wisely."
+    assert "all rounds. Choose L or R wisely. In the previous round" in prompts_of(ipd)["none-labels=swapped"]["LL"]

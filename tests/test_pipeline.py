@@ -19,8 +19,8 @@ def test_scripted_strategies_are_recovered_and_a_rerun_makes_no_call(workflow):
     for condition in ("none", "saint"):
         assert strategies.loc[("tft", condition), STRATEGY].tolist() == [1, 1, 0, 1, 0]
         assert strategies.loc[("grim", condition), STRATEGY].tolist() == [1, 1, 0, 0, 0]
-        assert strategies.loc[("tft", condition), "closest"] == "TFT"
-        assert strategies.loc[("grim", condition), "closest"] == "GRIM"
+        assert strategies.loc[("tft", condition), "reading"] == "TFT"
+        assert strategies.loc[("grim", condition), "reading"] == "GRIM"
     assert flow.provider_calls() == 2 * 2 * 5 * 4  # models x framings x scenarios x samples
     for name in ("tables/counts.md", "tables/strategies.md", "figures/cooperation.png", "figures/cooperation.pdf"):
         assert (flow.root / "results/ipd/original" / name).stat().st_size > 0
@@ -52,7 +52,7 @@ def test_garbage_answers_are_kept_counted_and_reasked(workflow):
     rates = pd.read_csv(flow.root / "results/ipd/original/invalid_rates.csv").set_index("model")
     assert rates.loc["junk", "invalid_rate"] == 1.0 and rates.loc["bold", "invalid_rate"] == 0.0
     strategies = pd.read_csv(flow.root / "results/ipd/original/strategies.csv", keep_default_na=False).set_index("model")
-    assert strategies.loc["junk", "closest"] == "" and strategies.loc["bold", "closest"] == "ALLC"
+    assert strategies.loc["junk", "reading"] == "" and strategies.loc["bold", "nearest"] == "ALLC"  # 2 answers: no reading
 
 
 @pytest.mark.slow

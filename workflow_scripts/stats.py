@@ -97,3 +97,21 @@ def bootstrap_mean_interval(values: Sequence[float], confidence: float = 0.95, r
         random_state=np.random.default_rng(seed),
     )
     return (float(result.confidence_interval.low), float(result.confidence_interval.high))
+
+
+def difference_interval(k1: int, n1: int, k2: int, n2: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Interval of the difference of two independent proportions k1/n1 - k2/n2 (Newcombe's hybrid score).
+
+    Newcombe (1998), Stat. Med. 17:873, "Interval estimation for the difference between
+    independent proportions", method 10: with Wilson intervals (l1, u1), (l2, u2) and d = p1 - p2,
+    (d - sqrt((p1 - l1)^2 + (u2 - p2)^2), d + sqrt((u1 - p1)^2 + (p2 - l2)^2)).
+
+    Returns:
+        (low, high) in [-1, 1]; (nan, nan) when n1 or n2 is 0.
+    """
+    if n1 == 0 or n2 == 0:
+        return (math.nan, math.nan)
+    p1, p2 = k1 / n1, k2 / n2
+    (l1, u1), (l2, u2) = wilson_interval(k1, n1, confidence), wilson_interval(k2, n2, confidence)
+    d = p1 - p2
+    return (d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2))

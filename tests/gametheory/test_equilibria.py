@@ -131,3 +131,17 @@ def test_tolerance_scale():
     """1e-9 times the largest absolute payoff (at least 1e-9): 5e-9 for (3,0,5,1)."""
     assert verdict_tolerance(G) == pytest.approx(5e-9)
     assert verdict_tolerance(np.array([0.1, 0, 0.2, 0.05])) == pytest.approx(1e-9)
+
+
+@pytest.mark.parametrize("epsilon, rival", [(2e-13, True), (2e-9, False)], ids=["gap-1e-12", "gap-1e-8"])
+def test_rival_verdict_tolerance_on_a_near_tie(epsilon, rival):
+    """GRIM that cooperates after mutual defection with probability e, (1;1,0,0,e), at w = 0, by
+    hand: the co-player gains T - S = 5 only in an LR round (GRIM plays L, it R), and GRIM plays L
+    only after LL (any defection then costs the co-player an RL round, -5, to get back to LL) or,
+    with probability e, after RR. ALLD exploits the e path alone: from RR, LR with probability e and
+    then RR again, stationary share of LR e/(1+e), so the rival gap is 5e/(1+e). e = 2e-13: 1e-12,
+    inside the tolerance 5e-9, a rival; e = 2e-9: 1e-8, outside, not a rival."""
+    strategy = np.array([1.0, 1.0, 0.0, 0.0, epsilon])
+    gap, _ = rival_gap(strategy, G, 0.0)
+    assert gap == pytest.approx(5 * epsilon / (1 + epsilon), rel=1e-3, abs=1e-15)
+    assert classify(strategy, G, 0.0).rival is rival

@@ -33,12 +33,36 @@ def test_matrix_at_positive_w():
     assert result.winners(True) == ("ALLD",)
 
 
-def test_wins_per_discipline():
-    """Two disciplines: at w = 0 ALLD and TFT share the win (with self-play), at w = 0.1 ALLD
-    wins alone: ALLD 2, TFT 1, ALLC 0. Without self-play ALLD wins both."""
+def test_wins_per_discipline_share_exact_ties():
+    """Two disciplines: at w = 0 ALLD and TFT tie exactly at 7 (with self-play) and share the win,
+    1/2 each; at w = 0.1 ALLD wins alone: ALLD 1.5, TFT 0.5, ALLC 0, adding up to 2 disciplines.
+    Without self-play ALLD wins both."""
     results = {"w=0": round_robin(PLAYERS, G, 0.0), "w=0.1": round_robin(PLAYERS, G, 0.1)}
-    assert wins_per_discipline(results, True) == {"ALLC": 0, "ALLD": 2, "TFT": 1}
+    assert wins_per_discipline(results, True) == {"ALLC": 0, "ALLD": 1.5, "TFT": 0.5}
     assert wins_per_discipline(results, False) == {"ALLC": 0, "ALLD": 2, "TFT": 0}
+    assert sum(wins_per_discipline(results, True).values()) == len(results)
+
+
+def tft_forgiving_rr(epsilon: float) -> np.ndarray:
+    """TFT that cooperates after mutual defection with probability epsilon: (1; 1, 0, 1, epsilon)."""
+    return np.array([1.0, 1.0, 0.0, 1.0, epsilon])
+
+
+@pytest.mark.parametrize("epsilon, tied", [(2e-13, True), (2e-9, False)], ids=["gap-1e-12", "gap-1e-8"])
+def test_near_tie_within_the_tolerance_shares_the_rank(epsilon, tied):
+    """ALLC, ALLD and TFT' = (1;1,0,1,e) at w = 0, by hand. TFT' against ALLD: from RR it plays L
+    with probability e (outcome LR, 0 points) and then R again, so the stationary share of LR is
+    e/(1+e): TFT' gets 1/(1+e) and ALLD (1+5e)/(1+e). Against ALLC and itself TFT' never leaves LL: 3.
+    Totals with self-play: TFT' 3+3+1/(1+e) = 7 - e/(1+e), ALLD 5+1+(1+5e)/(1+e) = 7 + 4e/(1+e):
+    a gap of 5e/(1+e). e = 2e-13 gives 1e-12, inside the tolerance 5e-9 (1e-9 x max payoff 5):
+    rank 1 shared, 1/2 each; e = 2e-9 gives 1e-8, outside: ALLD wins alone."""
+    result = round_robin({"ALLC": known.ALLC, "ALLD": known.ALLD, "TFT'": tft_forgiving_rr(epsilon)}, G, 0.0)
+    gap = result.totals(True)[1] - result.totals(True)[2]
+    assert gap == pytest.approx(5 * epsilon / (1 + epsilon), rel=1e-3, abs=1e-15)
+    if tied:
+        assert list(result.ranks(True)) == [3, 1, 1] and list(result.win_shares(True)) == [0, 0.5, 0.5]
+    else:
+        assert list(result.ranks(True)) == [3, 1, 2] and list(result.win_shares(True)) == [0, 1, 0]
 
 
 def test_mixed_memory_tournament():

@@ -9,7 +9,9 @@ payoff sum they obtain in all pairings." Each experiment (payoffs, w) is a
 
 Payoffs are exact expected payoffs (payoffs.expected_payoffs), not simulated.
 Totals within ``equilibria.verdict_tolerance`` of each other count as tied: tied
-strategies share a rank (the best of their places) and all of them win.
+strategies share a rank (the best of their places) and share the win in equal parts
+(k tied winners get 1/k of the discipline each), so the wins of one tournament type add up
+to the number of disciplines, as the paper's do (15 per type).
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ class RoundRobin:
         """Names with rank 1."""
         return tuple(n for n, r in zip(self.names, self.ranks(self_play)) if r == 1)
 
+    def win_shares(self, self_play: bool = True) -> np.ndarray:
+        """Share of this discipline's win per strategy, shape (n,): 1/k for each of k tied winners, else 0."""
+        first = self.ranks(self_play) == 1
+        return first / first.sum()
+
 
 def round_robin(
     strategies: Mapping[str, object], payoffs: object = STANDARD_PAYOFFS, w: float = 0.0
@@ -80,21 +87,19 @@ def round_robin(
 
 def wins_per_discipline(
     results: Mapping[str, RoundRobin], self_play: bool = True
-) -> dict[str, int]:
-    """How many disciplines each strategy wins (shared wins count for every winner).
+) -> dict[str, float]:
+    """Disciplines each strategy wins, tied wins shared in equal parts (RoundRobin.win_shares).
 
     Args:
         results: discipline name -> its RoundRobin.
         self_play: rank by totals with (True) or without (False) self-play.
 
     Returns:
-        strategy name -> number of disciplines won (every name that appears in any
-        discipline is listed, with 0 if it never wins).
+        strategy name -> disciplines won (a float; every name that appears in any discipline
+        is listed, with 0 if it never wins). The values add up to len(results).
     """
-    counts: dict[str, int] = {}
+    counts: dict[str, float] = {}
     for result in results.values():
-        for name in result.names:
-            counts.setdefault(name, 0)
-        for name in result.winners(self_play):
-            counts[name] += 1
+        for name, share in zip(result.names, result.win_shares(self_play)):
+            counts[name] = counts.get(name, 0.0) + float(share)
     return counts

@@ -55,7 +55,7 @@ def classification_table(
 
 
 def class_tables(classified: pd.DataFrame, ws=DEFAULT_W) -> dict[str, pd.DataFrame]:
-    """{section title: (condition, model) x (w, N, P, R, share, pi_self, note)} for Markdown.
+    """{section title: (condition, model) x (w, N, P, R, share, pi_self, payoff range, note)} for Markdown.
 
     One section per requested w (Tables S27, S28, S30, S31) and one 'at the stopping
     probability stated in the prompt' (Table S29) if any row has its own w. Ticks are '✓',
@@ -74,9 +74,15 @@ def _class_table(part: pd.DataFrame) -> pd.DataFrame:
         "N": part["nash"].map(_tick), "P": part["partner"].map(_tick), "R": part["rival"].map(_tick),
         "beats pi(s,s)": part["random_opponent_share"].map(_percent),
         "pi(s,s)": part["pi_self"].map(lambda v: "" if pd.isna(v) else f"{v:.4g}"),
+        "payoff range": [_range(lo, hi) for lo, hi in zip(part["payoff_min"], part["payoff_max"])],
         "note": part["note"].fillna(""),
     })
     return table.set_index(["condition", "model"])
+
+
+def _range(low, high) -> str:
+    """'[min, max]' payoff per round against any co-player (Fig. 1C); '' without a verdict."""
+    return "" if pd.isna(low) or pd.isna(high) else f"[{low:.4g}, {high:.4g}]"
 
 
 def _tick(value) -> str:

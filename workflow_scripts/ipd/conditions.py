@@ -9,12 +9,17 @@ are the product of its framings with one of its variant lists:
 - ``equal_gains_x`` (SI §4.3, payoffs (10, 0, 10 + x, x)): id ``<framing>-x=<x>``;
 - ``treatments`` of actual play (SI §4.6): id ``<framing>-<treatment>``;
 - none of these: id ``<framing>`` (Tables S12-S21 are one table per framing).
+
+Memory-1 experiments may add the label-swap control (``label_swap``, :mod:`workflow_scripts.ipd.labels`):
+the same conditions with the letters exchanged or their order reversed, id
+``<condition>-labels=swapped`` / ``<condition>-labels=reversed``.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from workflow_scripts.ipd.labels import STANDARD, label_controls
 from workflow_scripts.ipd.prompts import number
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.templates import PromptTemplate, TemplateError
@@ -44,6 +49,8 @@ class Condition:
         treatment: treatment name of actual play, or None.
         rounds: rounds per game of actual play, or None.
         games: games per pair of models of actual play, or None.
+        labels: labelling of the options (ipd.labels): ``standard`` (SI §4.1), or the
+            label-swap controls ``swapped`` / ``reversed``.
     """
 
     experiment: str
@@ -59,6 +66,7 @@ class Condition:
     treatment: str | None = None
     rounds: int | None = None
     games: int | None = None
+    labels: str = STANDARD
 
     def as_dict(self) -> dict:
         """Plain dict (for Snakemake params and table columns)."""
@@ -89,11 +97,13 @@ def experiment_conditions(ipd: dict, experiment: str) -> list[Condition]:
         horizon=spec.get("horizon", "Your interaction is over several rounds."),
         samples=int(spec.get("samples", ipd.get("samples", 50))),
     )
-    return [
+    conditions = [
         Condition(id=f"{framing}{suffix}", framing=framing, framing_text=ipd["framings"][framing], **{**base, **variant})
         for framing in spec["framings"]
         for suffix, variant in _variants(spec)
     ]
+    # Label-swap control (ipd.labels): extra conditions, none unless the experiment asks for them.
+    return conditions + label_controls(conditions, spec.get("label_swap"), f"ipd.experiments.{experiment}.label_swap")
 
 
 def _variants(spec: dict) -> list[tuple[str, dict]]:
@@ -175,12 +185,13 @@ def _check_fields(spec: dict, field: str) -> None:
                 raise ConfigError(f"{field}.{play_field}: only for kind play, not {kind}")
 
 
-PARAMETER_COLUMNS = ["condition", "kind", "framing", "treatment", "w", "x", "aLL", "aLR", "aRL", "aRR"]
+PARAMETER_COLUMNS = ["condition", "kind", "framing", "treatment", "labels", "w", "x", "aLL", "aLR", "aRL", "aRR"]
 
 
 def condition_table(conditions: list[Condition]) -> "pd.DataFrame":
     """The parameters of each condition, one row per condition (columns PARAMETER_COLUMNS).
 
+    ``labels`` is the labelling of the options (ipd.labels);
     ``w`` is the stopping probability stated in the prompt (NaN if none: the horizon is
     "several rounds"), ``x`` the equal-gains parameter (NaN if none), aLL..aRR the stage
     payoffs; column names follow gametheory.io so that strategy tables can be classified.
@@ -188,7 +199,7 @@ def condition_table(conditions: list[Condition]) -> "pd.DataFrame":
     import pandas as pd
 
     rows = [
-        {"condition": c.id, "kind": c.kind, "framing": c.framing, "treatment": c.treatment,
+        {"condition": c.id, "kind": c.kind, "framing": c.framing, "treatment": c.treatment, "labels": c.labels,
          "w": c.w, "x": c.x, **dict(zip(PARAMETER_COLUMNS[-4:], c.payoffs))}
         for c in conditions
     ]
@@ -202,7 +213,7 @@ def enabled_experiments(ipd: dict) -> list[str]:
 
 ANALYSIS_DEFAULTS = {
     "classify_w": [0.0, 0.01], "random_opponents": 10**4, "seed": 0, "tournament_w": 0.0,
-    "tournament_references": [],
+    "tournament_references": [], "label_swap_alpha": 0.05,
 }
 """Defaults of ``ipd.analysis`` (config/schema/config.schema.yaml, SI §6.2 and Fig. 5)."""
 

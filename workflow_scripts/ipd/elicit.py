@@ -49,6 +49,7 @@ def probes(condition: Condition, system_prompt: str, texts: TemplateSet | None =
     return [
         Probe(s, messages(system_prompt, user_prompt(
             s, payoffs, condition.framing_text, condition.horizon, texts, condition.kind, condition.w,
+            labels=condition.labels,
         )))
         for s in scenarios(condition.kind)
     ]

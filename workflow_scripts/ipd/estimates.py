@@ -1,8 +1,8 @@
 """From answers to counts, Wilson-interval estimates and strategies (seed 001, SI §5-6.1).
 
 Counts have the shape of Tables S4-S11 (number of L per scenario), estimates the shape of
-Tables S12-S26 (frequency of L with its 95% Wilson interval, and the closest well-known
-memory-1 or memory-2 strategy, '~' when approximate).
+Tables S12-S26 (frequency of L with its 95% Wilson interval, and the strategy's reading by
+the Wilson-interval 0.5 rule beside the nearest reference strategy: ipd.reading).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pandas as pd
 from workflow_scripts.llm import STATUSES, VALID
 from workflow_scripts.ipd import known
 from workflow_scripts.ipd.prompts import StagePayoffs
+from workflow_scripts.ipd.reading import read_strategy
 from workflow_scripts.ipd.scenarios import scenarios, strategy_column
 from workflow_scripts.stats import wilson_interval
 
@@ -65,26 +66,6 @@ def known_memory1(payoffs: StagePayoffs) -> dict[str, tuple[float, ...]]:
     return {name: tuple(float(v) for v in vector) for name, vector in known.known_memory1(payoffs.as_tuple()).items()}
 
 
-def closest_strategy(estimate: tuple[float, ...], payoffs: StagePayoffs, kind: str = "memory1") -> str:
-    """Name of the closest well-known strategy of ``kind``; '~name' when not an exact match.
-
-    Closeness is the largest absolute difference over the entries (so a strategy whose
-    entries all lie on the right side of 0.5 of a pure strategy is labelled by it, the 0.5
-    threshold of SI §6.1). References: :func:`workflow_scripts.ipd.known.known_strategies`
-    (memory-1: SI Table S2; memory-2: SI Table S3); ties go to the earlier entry.
-    Returns '' when an entry is NaN (a scenario without valid answers).
-    """
-    vector = np.asarray(estimate, dtype=float)
-    if np.isnan(vector).any():
-        return ""
-    references = known.known_strategies(kind, payoffs.as_tuple())
-    best, distance = min(
-        ((name, float(np.max(np.abs(vector - np.asarray(ref))))) for name, ref in references.items()),
-        key=lambda item: item[1],
-    )
-    return best if math.isclose(distance, 0.0, abs_tol=1e-12) else f"~{best}"
-
-
 def strategy_table(
     estimates: pd.DataFrame, payoffs_of: dict[tuple[str, str], tuple], kind: str = "memory1"
 ) -> pd.DataFrame:
@@ -98,7 +79,9 @@ def strategy_table(
 
     Returns:
         Columns model, experiment, condition, the strategy columns, <p>_low, <p>_high,
-        n_min (fewest valid answers of any scenario), closest.
+        n_min (fewest valid answers of any scenario), then the reading of
+        :func:`workflow_scripts.ipd.reading.read_strategy`: pattern, reading, compatible,
+        nearest, distance.
     """
     columns = {s: strategy_column(s) for s in scenarios(kind)}
     rows = []
@@ -111,8 +94,13 @@ def strategy_table(
             row[f"{column}_low"] = by_scenario.at[scenario, "ci_low"] if found else math.nan
             row[f"{column}_high"] = by_scenario.at[scenario, "ci_high"] if found else math.nan
         row["n_min"] = int(group["n_valid"].min())
-        payoffs = StagePayoffs.of(payoffs_of[(experiment, condition)])
-        row["closest"] = closest_strategy(tuple(row[c] for c in columns.values()), payoffs, kind)
+        payoffs = StagePayoffs.of(payoffs_of[(experiment, condition)]).as_tuple()
+        row |= read_strategy(*_entries(row, list(columns.values())), kind, payoffs).as_dict()
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _entries(row: dict, columns: list[str]) -> tuple[list[float], list[float], list[float]]:
+    """(estimates, interval lows, interval highs) of one strategy row, in column order."""
+    return ([row[c] for c in columns], [row[f"{c}_low"] for c in columns], [row[f"{c}_high"] for c in columns])
 

@@ -53,12 +53,14 @@ def save(fig: plt.Figure, paths) -> None:
     plt.close(fig)
 
 
-def cooperation_figure(estimates: pd.DataFrame, title: str) -> plt.Figure:
+def cooperation_figure(estimates: pd.DataFrame, title: str, readings: dict | None = None) -> plt.Figure:
     """Bars of P(L) per scenario, one bar per model, one panel per condition (Fig. 1B).
 
     Args:
         estimates: rows model, condition, scenario, p_L, ci_low, ci_high, n_valid.
         title: figure title (experiment name).
+        readings: (condition, model) -> the strategy's reading (ipd.reading), written under
+            each panel's bars; None for no names.
 
     Returns:
         The matplotlib figure; error bars are 95% Wilson intervals, n below the title.
@@ -70,6 +72,9 @@ def cooperation_figure(estimates: pd.DataFrame, title: str) -> plt.Figure:
     for ax, condition in zip(axes, conditions):
         grouped_bars(ax, estimates[estimates["condition"] == condition], models, scenarios)
         ax.set_title(f"condition: {condition}", fontsize=9)
+        if readings:
+            names = [f"{m}: {readings.get((condition, m)) or 'n/a'}" for m in models]
+            ax.text(0.0, -0.32, "\n".join(names), transform=ax.transAxes, fontsize=6.5, va="top")
     for ax in axes:
         ax.set_ylabel("P(L)" if ax.get_subplotspec().is_first_col() else "")
     legend_below(fig, *axes[0].get_legend_handles_labels())
@@ -78,8 +83,14 @@ def cooperation_figure(estimates: pd.DataFrame, title: str) -> plt.Figure:
         f"y: {PROBABILITY_LABEL}; scenario: previous outcome, own move first",
         fontsize=10,
     )
-    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
+    fig.tight_layout(rect=(0, 0.1, 1, 0.95), h_pad=0.8 + (0.9 * len(models) if readings else 0))
     return fig
+
+
+def strategy_readings(strategies: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(condition, model) -> reading of a strategy table (ipd.reading), for figures that name strategies."""
+    text = strategies["reading"].fillna("").astype(str)
+    return {(c, m): r for c, m, r in zip(strategies["condition"], strategies["model"], text)}
 
 
 def grouped_bars(ax, frame: pd.DataFrame, models: list[str], scenarios: list[str], labels=None) -> None:

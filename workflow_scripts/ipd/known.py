@@ -102,6 +102,49 @@ def known_strategies(kind: str, payoffs) -> dict[str, np.ndarray]:
     raise ValueError(f"no reference strategies for kind {kind!r}")
 
 
+DESCRIPTIONS = {
+    "ALLC": "always cooperate (unconditional)",
+    "ALLD": "always defect (unconditional)",
+    "TFT": "tit-for-tat: L first, then copy the co-player's last move (Axelrod 1984)",
+    "STFT": "suspicious TFT: R first, then copy the co-player's last move (Boyd & Lorberbaum 1987)",
+    "GTFT": "generous TFT: like TFT, but after the co-player's R cooperate with probability "
+            "q = min(1 - (T-R)/(R-S), (R-P)/(T-P)) (Nowak & Sigmund 1992)",
+    "WSLS": "win-stay, lose-shift: repeat the own move after LL or RL, switch after LR or RR (Nowak & Sigmund 1993)",
+    "GRIM": "GRIM trigger: L first, L only after LL (Friedman 1971)",
+    "SGRIM": "suspicious GRIM: R first, L only after LL (SI Tables S23, S24)",
+    "Forgiver": "L first; L after LL, RL and RR, R after being exploited (LR) (seed 001 refs. 18, 79)",
+    "ATFT": "anti-tit-for-tat: the opposite of the co-player's last move, L first (SI Table S3 note)",
+    "Alternator": "L, R, L, R, ...: L iff the own last move was R (Axelrod 1984)",
+    "TF2T": "tit-for-two-tats: R only after two R of the co-player in a row (Axelrod 1984)",
+    "2TFT": "two-tits-for-tat: R after an R of the co-player in either of the last two rounds (Axelrod 1984)",
+    "TFT-ATFT": "TFT, switching to ATFT after an own error until mutual cooperation returns or the "
+                "co-player defects twice alone (Yi, Baek & Choi 2017)",
+}
+"""One line per reference strategy for Tables S2 and S3 (sources in gametheory.strategies)."""
+
+
+def reference_table(kind: str, payoffs) -> "pd.DataFrame":
+    """Tables S2 (``memory1``) and S3 (``memory2``): the reference strategies the analyses use.
+
+    Returns:
+        One row per strategy of :func:`known_strategies`: name, the strategy's columns
+        (memory-1: p0, pLL, pLR, pRL, pRR; memory-2 the 21 of gametheory.memory), pure (every
+        entry 0 or 1: usable in a Wilson-rule reading, ipd.reading), description.
+
+    Raises:
+        ValueError: for a kind other than memory1 / memory2.
+    """
+    import pandas as pd
+
+    if kind not in ("memory1", "memory2"):
+        raise ValueError(f"reference tables exist for memory1 and memory2, not {kind!r}")
+    columns = mem.column_names(1 if kind == "memory1" else 2)
+    rows = [{"name": name, **dict(zip(columns, map(float, vector))),
+             "pure": bool(np.all((vector == 0) | (vector == 1))), "description": DESCRIPTIONS[name]}
+            for name, vector in known_strategies(kind, payoffs).items()]
+    return pd.DataFrame(rows, columns=["name", *columns, "pure", "description"])
+
+
 def reference_strategy(name: str, payoffs) -> np.ndarray:
     """One named memory-1 or memory-2 strategy (for tournament references and scripted players).
 

@@ -18,6 +18,8 @@ from workflow_scripts.llm.choice import REASK_FIELDS
 from workflow_scripts.llm.templates import TemplateSet, load_templates
 from workflow_scripts.schema import SCHEMA_PATH, config_schema
 
+from workflow_scripts.ipd.labels import STANDARD, relabel
+
 ACTIONS = ("L", "R")
 OUTCOMES = ("LL", "LR", "RL", "RR")
 MEMORY1_SCENARIOS = ("round1",) + OUTCOMES
@@ -185,16 +187,20 @@ def user_prompt(
     texts: TemplateSet | None = None,
     kind: str = "memory1",
     w: float | None = None,
+    labels: str = STANDARD,
 ) -> str:
     """Full user prompt of one elicitation scenario: rules, framing sentence, scenario.
 
     SI §4.1 (memory-1), §4.2 (``w``: stopping probability sentence), §4.3 (payoffs),
     §4.4 (``kind="memory2"``) and §4.5 (``kind="one_shot"``: its own rules, no horizon).
-    ``texts``: the templates (default: :func:`templates`).
+    ``texts``: the templates (default: :func:`templates`). ``labels``: the label-swap control
+    (:func:`workflow_scripts.ipd.labels.relabel`) applied to the rules and the scenario, never to
+    the framing sentence.
     """
     texts = texts or templates()
     head = one_shot_rules(payoffs, texts) if kind == "one_shot" else rules(payoffs, horizon, texts, w)
-    parts = [head, framing.strip(), situation(scenario, payoffs, texts, kind)]
+    scenario_text = situation(scenario, payoffs, texts, kind)
+    parts = [relabel(head, labels), framing.strip(), relabel(scenario_text, labels)]
     return " ".join(part for part in parts if part)
 
 

@@ -3,8 +3,9 @@
 - Tables S4-S10: per scenario, number of L out of the valid answers, condition x model;
   memory-2 (Table S11): per condition, model x scenario in blocks (rounds 1-2, then one
   block per previous-round outcome with the outcome two rounds ago as columns).
-- Tables S12-S26: per condition, frequency of L with its 95% Wilson interval per scenario
-  and the closest well-known strategy, model x scenario (memory-2 in the blocks above).
+- Tables S12-S26: per condition, frequency of L with its 95% Wilson interval per scenario,
+  the reading by the Wilson-interval 0.5 rule and the nearest reference strategy with its
+  distance (:mod:`workflow_scripts.ipd.reading`), model x scenario (memory-2 in the blocks above).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import pandas as pd
 from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS
 from workflow_scripts.ipd.scenarios import MEMORY2_SCENARIOS, kind_of_columns, scenario_title, strategy_column, strategy_columns
-from workflow_scripts.llm.parsing import STATUSES, VALID
 
 SCENARIO_TITLES = {s: scenario_title(s) for s in MEMORY2_SCENARIOS + ("one_shot",)}
 """Readable names of every scenario (memory-1, memory-2, one-shot) for headings and axes."""
@@ -39,10 +39,10 @@ def counts_tables(counts: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def strategy_tables(strategies: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """{heading: model x (strategy columns, closest)} per condition (Tables S12-S26).
+    """{heading: model x (strategy columns, reading, nearest)} per condition (Tables S12-S26).
 
     Memory-1: p0, pLL, pLR, pRL, pRR; one-shot: p_one_shot; memory-2 (Table S25): one table
-    per block of :func:`memory2_blocks`, the closest strategy beside the first block.
+    per block of :func:`memory2_blocks`, the reading columns beside the first block.
     """
     kind = kind_of_columns(strategies.columns)
     if kind == "memory2":
@@ -68,22 +68,40 @@ def _blocked(frame: pd.DataFrame, render) -> dict[str, pd.DataFrame]:
     for condition, part in frame.groupby("condition", sort=False):
         table = render(part)
         for number, (block, columns) in enumerate(memory2_blocks().items()):
-            extra = ["closest"] if number == 0 and "closest" in table.columns else []
+            extra = [c for c in READING_COLUMNS if c in table.columns] if number == 0 else []
             shown = table[[c for c in columns if c in table.columns] + extra]
             tables[f"{condition}, {block}"] = shown.rename(columns=lambda c: c.split("_")[-1] if "_" in c else c)
     return tables
 
 
 def _estimate_table(part: pd.DataFrame) -> pd.DataFrame:
-    """model x (strategy columns as '**p** [low, high]', closest)."""
+    """model x (strategy columns as '**p** [low, high]', reading, nearest (distance))."""
     table = pd.DataFrame({"model": part["model"]})
     for column in strategy_columns(kind_of_columns(part.columns)):
         table[column] = [
             _estimate_cell(p, lo, hi)
             for p, lo, hi in zip(part[column], part[f"{column}_low"], part[f"{column}_high"])
         ]
-    table["closest"] = part["closest"].fillna("").replace("", "n/a").to_numpy()
+    table[READING_COLUMNS[0]] = _reading_cells(part)
+    table[READING_COLUMNS[1]] = [_nearest_cell(n, d) for n, d in zip(part["nearest"], part["distance"])]
     return table.set_index("model")
+
+
+READING_COLUMNS = ["reading (Wilson 0.5 rule)", "nearest (distance)"]
+"""Markdown columns of a strategy's reading (ipd.reading) in Tables S12-S26."""
+
+
+def _reading_cells(part: pd.DataFrame) -> list[str]:
+    """'reading' with the determined pattern, 'n/a' without estimate: 'between GRIM and WSLS (1;1,0,0,?)'."""
+    readings = part["reading"].fillna("").astype(str)
+    patterns = part["pattern"].fillna("").astype(str)
+    return [f"{r} ({p})" if r else "n/a" for r, p in zip(readings, patterns)]
+
+
+def _nearest_cell(name, distance) -> str:
+    if not isinstance(name, str) or not name:
+        return "n/a"
+    return f"{name} ({float(distance):.2f})"
 
 
 def markdown_document(title: str, tables: dict[str, pd.DataFrame], caption: str) -> str:
@@ -101,10 +119,10 @@ def markdown_section(key: str, table: pd.DataFrame, caption: str) -> str:
     return f"## {SCENARIO_TITLES.get(key, key)}\n\n{caption}\n\n{body}\n"
 
 
-def closest_summary(strategies: pd.DataFrame) -> pd.DataFrame:
-    """Table S22 (and the notes of S23-S24): closest well-known strategy, condition x model."""
-    labels = strategies.assign(closest=strategies["closest"].fillna("").replace("", "n/a"))
-    return _pivot(labels, "condition", "model", "closest")
+def reading_summary(strategies: pd.DataFrame) -> pd.DataFrame:
+    """Table S22 (and the notes of S23-S24): each strategy's reading, condition x model."""
+    labels = strategies.assign(reading=strategies["reading"].fillna("").replace("", "n/a"))
+    return _pivot(labels, "condition", "model", "reading")
 
 
 def _pivot(frame: pd.DataFrame, index: str, columns: str, values: str) -> pd.DataFrame:

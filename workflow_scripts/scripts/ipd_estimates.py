@@ -1,13 +1,15 @@
 """Rule ipd_estimates: counts (S4-S11), Wilson estimates and strategies (S12-S26) of one experiment.
 
-Every table gets the condition's parameters (framing, w, x, aLL..aRR) as columns, so the
-analyses downstream (classification, tournaments, figures against w and x) need nothing else.
+Answers of label-swap controls are mapped back to cooperate (L) / defect (R) first (ipd.labels).
+Every table gets the condition's parameters (framing, labels, w, x, aLL..aRR) as columns, so the
+analyses downstream (classification, tournaments, figures, the label-swap comparison) need nothing else.
 """
 
 import pandas as pd
 
 from workflow_scripts.ipd.conditions import Condition, condition_table
 from workflow_scripts.ipd.estimates import add_estimates, count_answers, strategy_table
+from workflow_scripts.ipd.labels import canonical_actions
 from workflow_scripts.llm import records
 from workflow_scripts.scripts.logs import rule_log
 
@@ -17,7 +19,7 @@ experiment = snakemake.wildcards.experiment
 with rule_log(snakemake.log[0]):
     conditions = [Condition.from_dict(c) for c in snakemake.params.conditions]
     parameters = condition_table(conditions)
-    answers = pd.read_parquet(snakemake.input.answers)
+    answers = canonical_actions(pd.read_parquet(snakemake.input.answers), {c.id: c.labels for c in conditions})
     counts = count_answers(answers)
     estimates = add_estimates(counts)
     payoffs = {(experiment, c.id): c.payoffs for c in conditions}

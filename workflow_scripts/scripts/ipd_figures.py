@@ -1,4 +1,4 @@
-"""Rules ipd_figure_estimates / ipd_figure_play / ipd_figure_tournament: Figs. 2-5 and actual play, PNG + PDF."""
+"""Rules ipd_figure_estimates / ipd_figure_play / ipd_figure_tournament: Figs. 2-5 (5A, 5B) and actual play, PNG + PDF."""
 
 import pandas as pd
 
@@ -7,7 +7,8 @@ from workflow_scripts.ipd.figures_framings import framing_figure
 from workflow_scripts.ipd.figures_memory2 import memory2_figure
 from workflow_scripts.ipd.figures_parameters import parameter_axis, parameter_figure
 from workflow_scripts.ipd.figures_play import play_figure
-from workflow_scripts.ipd.figures_tournament import totals_figure, wins_figure
+from workflow_scripts.ipd.labels import standard_only
+from workflow_scripts.ipd.figures_tournament import propensities_figure, totals_figure, wins_figure
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
@@ -18,11 +19,13 @@ with rule_log(snakemake.log[0]):
         summary, standings = pd.read_csv(snakemake.input.summary), pd.read_csv(snakemake.input.standings)
         save(wins_figure(pd.read_csv(snakemake.input.wins)), [snakemake.output.wins_png, snakemake.output.wins_pdf])
         save(totals_figure(standings, summary), [snakemake.output.totals_png, snakemake.output.totals_pdf])
+        figure = propensities_figure(pd.read_csv(snakemake.input.propensities))
+        save(figure, [snakemake.output.propensities_png, snakemake.output.propensities_pdf])
     elif snakemake.rule == "ipd_figure_play":
         figure = play_figure(pd.read_csv(snakemake.input.by_round), wildcards["experiment"])
         save(figure, [snakemake.output.png, snakemake.output.pdf])
     else:
-        estimates, title = pd.read_csv(snakemake.input.estimates), wildcards["experiment"]
+        estimates, title = standard_only(pd.read_csv(snakemake.input.estimates)), wildcards["experiment"]
         kind = wildcards["figure"]
         if kind == "parameters":
             figure = parameter_figure(estimates, parameter_axis(estimates), title)

@@ -2,8 +2,9 @@
 
 import pandas as pd
 
+from workflow_scripts.ipd.reading import RULE_TEXT
 from workflow_scripts.ipd.scenarios import kind_of_columns
-from workflow_scripts.ipd.tables import closest_summary, counts_tables, markdown_document, markdown_section, strategy_tables
+from workflow_scripts.ipd.tables import counts_tables, markdown_document, markdown_section, reading_summary, strategy_tables
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
@@ -17,7 +18,7 @@ MEMORY2_NOTE = (
 with rule_log(snakemake.log[0]):
     counts = pd.read_csv(snakemake.input.counts)
     strategies = pd.read_csv(snakemake.input.strategies, keep_default_na=False, na_values=[""])
-    strategies["closest"] = strategies["closest"].fillna("")
+    strategies[["reading", "pattern", "nearest"]] = strategies[["reading", "pattern", "nearest"]].fillna("")
     note = MEMORY2_NOTE if kind_of_columns(strategies.columns) == "memory2" else ""
     with open(snakemake.output.counts, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
@@ -27,10 +28,9 @@ with rule_log(snakemake.log[0]):
     with open(snakemake.output.strategies, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
             f"{experiment}: inferred strategies (shape of Tables S12-S26)", strategy_tables(strategies),
-            "`{key}`: frequency of L in bold, 95% Wilson interval in brackets; "
-            "closest well-known strategy, '~' when approximate." + note,
+            "`{key}`: frequency of L in bold, 95% Wilson interval in brackets. " + RULE_TEXT + note,
         ))
         handle.write("\n" + markdown_section(
-            "closest well-known strategies (shape of Table S22)", closest_summary(strategies),
-            "The 'closest' column of every table above, condition x model.",
+            "readings of the strategies (shape of Table S22)", reading_summary(strategies),
+            "The reading of every table above, condition x model. " + RULE_TEXT,
         ))

@@ -1,26 +1,23 @@
-"""Rule ipd_tournament: round robins over the neutral-framing disciplines (Fig. 5A, Figs. S1-S10)."""
+"""Rule ipd_tournament: round robins over the neutral-framing disciplines (Fig. 5A, Figs. S1-S10) and
+the strategies of every model across them (Fig. 5B's data)."""
 
 import pandas as pd
 
-from workflow_scripts.ipd.tables import markdown_document
-from workflow_scripts.ipd.tournaments import disciplines, play
+from workflow_scripts.ipd.tournament_report import tournament_document
+from workflow_scripts.ipd.tournaments import disciplines, left_out, play, propensities, ties
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
 
 with rule_log(snakemake.log[0]) as log:
     strategies = pd.concat([pd.read_csv(path) for path in snakemake.input.strategies], ignore_index=True)
-    found = disciplines(strategies, list(snakemake.params.neutral), float(snakemake.params.w), list(snakemake.params.references))
+    neutral = list(snakemake.params.neutral)
+    found = disciplines(strategies, neutral, float(snakemake.params.w), list(snakemake.params.references))
     summary, standings, matrices, wins = play(found)
-    for name, frame in (("summary", summary), ("standings", standings), ("matrices", matrices), ("wins", wins)):
+    outputs = {"summary": summary, "standings": standings, "matrices": matrices, "wins": wins,
+               "ties": ties(standings), "propensities": propensities(found)}
+    for name, frame in outputs.items():
         frame.to_csv(snakemake.output[name], index=False)
-    tables = {"disciplines": summary.set_index("discipline"), "disciplines won": wins.set_index("strategy")}
-    for discipline, part in standings.groupby("discipline", sort=False):
-        tables[discipline] = part.drop(columns="discipline").set_index("strategy")
     with open(snakemake.output.table, "w", encoding="utf-8") as handle:
-        handle.write(markdown_document(
-            "Round-robin tournaments of the inferred memory-1 strategies (Fig. 5A, Figs. S1-S10)", tables,
-            "`{key}`: exact expected payoffs per round; totals are sums over the pairings with self-play "
-            "(type 1) and without (type 2); rank 1 = winner (ties share the rank).",
-        ))
+        handle.write(tournament_document(summary, standings, wins, outputs["ties"], left_out(strategies, neutral)))
     log.info("%d disciplines, %d with a tournament", len(summary), standings["discipline"].nunique())
