@@ -28,7 +28,8 @@ def moves_table(games: dict) -> pd.DataFrame:
                 rows.append({"experiment": "play", "condition": "none-exact", "treatment": "exact", "framing": "none",
                              "rounds": len(moves), "pair": pair, "game": game, "round": round_, "player": player,
                              "model": models[player], "co_player": models[1 - player],
-                             "action": None if move == "?" else move, "status": "invalid" if move == "?" else "valid"})
+                             "action": None if move == "?" else move, "status": "invalid" if move == "?" else "valid",
+                             "earlier_statuses": []})
     return pd.DataFrame(rows)
 
 

@@ -181,7 +181,8 @@ def payoff_problems(config: dict) -> list[str]:
 def crg_template_problems(config: dict, models: list[str], basedir: str | Path = ".") -> list[str]:
     """Planned collective-risk conditions whose template is missing or has unknown placeholders."""
     from workflow_scripts.crg.designs import crg_settings, job_templates, planned_jobs
-    from workflow_scripts.crg.prompts import TEMPLATE_SUFFIX, Prompter
+    from workflow_scripts.crg.prompts import Prompter
+    from workflow_scripts.llm.templates import TEMPLATE_SUFFIX
 
     problems = {}
     for job in planned_jobs(config, models):

@@ -172,8 +172,10 @@ def _top_level_names(tree: ast.Module) -> Iterator[str]:
 def _decodings(config: dict, name: str) -> Iterator[tuple[str, dict]]:
     """(field, decoding as sent) for the model's own decoding and each CRG condition override."""
     from workflow_scripts.crg.designs import planned_jobs
+    from workflow_scripts.llm.spec import ModelSpec
 
-    own = dict(config["models"][name].get("decoding") or {})
+    spec = ModelSpec.from_config(name, config["models"][name])
+    own = {k: v for k, v in spec.decoding.items() if k != "seed" or spec.accepts_seed}  # as the layer sends it
     yield f"models.{name}.decoding", own
     for job in planned_jobs(config, [name]):
         if job.condition.decoding:

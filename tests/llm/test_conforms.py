@@ -47,8 +47,8 @@ def test_json_schema_admits_one_object_with_an_allowed_choice(text, verdict):
 
 def test_numeric_options_and_whole_request_params():
     """The whole request (model, messages, decoding, extra_body) can be passed: only the constraint is read."""
-    spec = ModelSpec("m", "openai/m", decoding={"temperature": 1.0}, answer_format="grammar",
-                     extra={"extra_body": {"top_k": 0}})
+    spec = ModelSpec.from_config("m", {"litellm_model": "openai/m", "decoding": {"temperature": 1.0},
+                                       "answer_format": "grammar", "extra": {"extra_body": {"top_k": 0}}})
     params = spec.request_params([{"role": "user", "content": "Give 0, 2 or 4."}], 0, ("0", "2", "4"))
     assert conforms("4", params) is True and conforms("3", params) is False and conforms("4 units", params) is False
 

@@ -44,8 +44,8 @@ def test_answer_kind_gets_its_label(text, finish, options, value, status, method
 
 
 def test_statuses_are_plain_strings_in_one_place():
-    """Tables store plain strings; the five statuses of the brief, in this order."""
-    assert STATUSES == ("valid", "invalid", "empty", "truncated", "refused")
+    """Tables store plain strings; the statuses of the brief and failed (no answer came), in this order."""
+    assert STATUSES == ("valid", "invalid", "empty", "truncated", "refused", "failed")
     assert all(type(s) is str for s in STATUSES)
     assert type(parse_answer("L", "stop", LR).status) is str
     assert METHODS == ("strict", "lenient", "explained")
