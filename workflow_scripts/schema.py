@@ -65,3 +65,16 @@ def model_entry(name: str, entry: Mapping) -> dict:
         ConfigError: naming ``models.<name>.<field>``.
     """
     return validated(entry, "model", f"models.{name}")
+
+
+def defaults(definition: str, *path: str) -> dict:
+    """The schema's default of every property of ``$defs/<definition>`` (or of a nested object
+    property, e.g. ``defaults("crg", "analysis")``), deep-copied: the one home of those values.
+
+    Raises:
+        KeyError: if the definition or path does not exist in the schema.
+    """
+    node = config_schema()["$defs"][definition]
+    for name in path:
+        node = node["properties"][name]
+    return {name: copy.deepcopy(spec["default"]) for name, spec in node["properties"].items() if "default" in spec}

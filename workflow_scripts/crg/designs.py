@@ -34,6 +34,7 @@ from workflow_scripts.crg.prompts import REASK_TEMPLATE, number
 from workflow_scripts.crg.questions import value_question
 from workflow_scripts.crg.scripted import scripted_rule
 from workflow_scripts.errors import ConfigError
+from workflow_scripts.schema import defaults
 from workflow_scripts.llm.templates import load_templates
 
 DESIGNS = {"selfplay": 1, "controls": 2, "scripted": 3, "mixed": 4}
@@ -45,20 +46,6 @@ OUTPUTS = {
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 BASE_TEMPLATE = "base"
 """The base prompt: conditions with this template and no decoding change are base-prompt games."""
-DEFAULTS = {
-    "template_dir": "config/prompts/crg",
-    "seed": 0,
-    "games_per_cell": 10,
-    "max_reasks": 2,
-    "question_rounds": [1, 10],
-    "system_prompt": None,
-}
-ANALYSIS_DEFAULTS = {
-    "seed": 0, "permutation_resamples": 9999, "shift_units": 2.0, "alpha": 0.01, "family_alpha": 0.05,
-    "bootstrap_resamples": 9999, "confidence": 0.95, "beta": 1.0, "population_sizes": [6, 30],
-    "payoff_risks": [0.5, 0.9],
-}
-"""``crg.analysis`` defaults (documented in config/schema/config.schema.yaml)."""
 
 
 @dataclass(frozen=True)
@@ -197,26 +184,26 @@ def derive_seed(*parts) -> int:
 
 
 def crg_settings(config: Mapping) -> dict:
-    """``config["crg"]`` with defaults filled in (see :data:`DEFAULTS`).
+    """``config["crg"]`` with the schema's defaults filled in (:func:`workflow_scripts.schema.defaults`).
 
     Raises:
         ConfigError: if ``crg`` is missing or ``games_per_cell`` / ``max_reasks`` is out of range.
     """
     if "crg" not in config:
         raise ConfigError("config has no 'crg' section; add it (see the crg section of config/config.yaml)")
-    settings = {**DEFAULTS, **config["crg"]}
+    settings = {**defaults("crg"), **config["crg"]}
     _require(int(settings["games_per_cell"]) >= 1, "crg.games_per_cell", "use 1 or more games per cell")
     _require(int(settings["max_reasks"]) >= 0, "crg.max_reasks", "use 0 or more re-asks")
     return settings
 
 
 def analysis_settings(config: Mapping) -> dict:
-    """``crg.analysis`` with defaults filled in (see :data:`ANALYSIS_DEFAULTS`).
+    """``crg.analysis`` with the schema's defaults filled in.
 
     Raises:
         ConfigError: if a population size is below the table size (6) or a level is outside (0, 1).
     """
-    settings = {**ANALYSIS_DEFAULTS, **(crg_settings(config).get("analysis") or {})}
+    settings = {**defaults("crg", "analysis"), **(crg_settings(config).get("analysis") or {})}
     seats = SEED_000_RULES.n_seats
     for size in settings["population_sizes"]:
         _require(int(size) >= seats, "crg.analysis.population_sizes", f"use sizes of at least one table ({seats})")
@@ -239,7 +226,7 @@ def plan_jobs(config: Mapping, models: Sequence[str]) -> list[Job]:
     jobs = []
     for design, spec in (settings.get("designs") or {}).items():
         _require(design in DESIGNS, f"crg.designs.{design}", f"use one of {list(DESIGNS)}")
-        if spec is None or not spec.get("enabled", True):
+        if spec is None or not {**defaults("crg_design"), **spec}["enabled"]:
             continue
         lineups = _lineups(design, spec, config, models)
         for name, raw in (spec.get("conditions") or {}).items():
@@ -296,7 +283,7 @@ def parse_condition(design: str, name: str, raw: Mapping, settings: Mapping) -> 
     _require(isinstance(raw, Mapping), where, "give a mapping with at least 'template' and 'p'")
     condition = Condition(
         name=name,
-        template=str(raw.get("template", BASE_TEMPLATE)),
+        template=str({**defaults("crg_condition"), **raw}["template"]),
         p=tuple(_probabilities(raw.get("p"), f"{where}.p")),
         games=int(raw.get("games", settings["games_per_cell"])),
         questions=tuple(raw.get("questions") or ()),

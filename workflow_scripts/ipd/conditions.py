@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from workflow_scripts.ipd.labels import STANDARD, label_controls
 from workflow_scripts.ipd.prompts import number
 from workflow_scripts.errors import ConfigError
+from workflow_scripts.schema import defaults
 from workflow_scripts.llm.templates import PromptTemplate, TemplateError
 
 KINDS = ("memory1", "memory2", "one_shot", "play")
@@ -94,8 +95,8 @@ def experiment_conditions(ipd: dict, experiment: str) -> list[Condition]:
     base = dict(
         experiment=experiment, kind=spec["kind"],
         payoffs=tuple(spec.get("payoffs", STANDARD_PAYOFFS)),
-        horizon=spec.get("horizon", "Your interaction is over several rounds."),
-        samples=int(spec.get("samples", ipd.get("samples", 50))),
+        horizon={**defaults("ipd_experiment"), **spec}["horizon"],
+        samples=int(spec.get("samples", {**defaults("ipd"), **ipd}["samples"])),
     )
     conditions = [
         Condition(id=f"{framing}{suffix}", framing=framing, framing_text=ipd["framings"][framing], **{**base, **variant})
@@ -208,25 +209,20 @@ def condition_table(conditions: list[Condition]) -> "pd.DataFrame":
 
 def enabled_experiments(ipd: dict) -> list[str]:
     """Names of experiments with ``enabled`` true (default), in config order."""
-    return [name for name, spec in ipd["experiments"].items() if spec.get("enabled", True)]
+    return [name for name, spec in ipd["experiments"].items() if {**defaults("ipd_experiment"), **spec}["enabled"]]
 
 
-ANALYSIS_DEFAULTS = {
-    "classify_w": [0.0, 0.01], "random_opponents": 10**4, "seed": 0, "tournament_w": 0.0,
-    "tournament_references": [], "label_swap_alpha": 0.05,
-}
-"""Defaults of ``ipd.analysis`` (config/schema/config.schema.yaml, SI §6.2 and Fig. 5)."""
 
 
 def analysis_settings(ipd: dict) -> dict:
-    """``ipd.analysis`` with its defaults filled in.
+    """``ipd.analysis`` with the schema's defaults filled in.
 
     Raises:
         ConfigError: naming ``ipd.analysis.tournament_references`` for an unknown strategy.
     """
     from workflow_scripts.ipd.known import known_memory1
 
-    settings = {**ANALYSIS_DEFAULTS, **(ipd.get("analysis") or {})}
+    settings = {**defaults("ipd_analysis"), **(ipd.get("analysis") or {})}
     known = known_memory1(STANDARD_PAYOFFS)
     unknown = [name for name in settings["tournament_references"] if name not in known]
     if unknown:
