@@ -41,6 +41,7 @@ import numpy as np  # noqa: E402
 from litellm import CustomLLM  # noqa: E402
 
 from workflow_scripts.gametheory.memory import history_index, memory_of  # noqa: E402
+from workflow_scripts.gametheory.payoffs import STANDARD_PAYOFFS  # noqa: E402
 from workflow_scripts.ipd.known import reference_strategy  # noqa: E402
 
 CALL_LOG_ENV = "LLM_DILEMMAS_SCRIPTED_CALLS"
@@ -79,7 +80,7 @@ def strategy_of(name: str) -> tuple[float, ...]:
         if len(values) != expected:
             raise ValueError(f"{name[:2]} strategy needs {expected} numbers, got {len(values)}")
         return values
-    return tuple(float(x) for x in reference_strategy(name, (3, 0, 5, 1)))
+    return tuple(float(x) for x in reference_strategy(name, STANDARD_PAYOFFS))
 
 
 def answer(name: str, prompt: str, seed: int | None) -> str:

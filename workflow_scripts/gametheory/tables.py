@@ -22,7 +22,7 @@ from .payoffs import prisoners_dilemma_violation, stage_game, stopping_probabili
 from .tournament import RoundRobin
 
 RESULT_COLUMNS = [
-    "memory", "w", "aLL", "aLR", "aRL", "aRR", "pi_self", "best_response_payoff",
+    "memory", "w", *io.PAYOFF_COLUMNS, "pi_self", "best_response_payoff",
     "rival_gap", "nash", "partner", "rival", "random_opponent_share", "n_random",
     "payoff_min", "payoff_max", "note",
 ]

@@ -22,11 +22,12 @@ from dataclasses import asdict, dataclass
 from workflow_scripts.ipd.labels import STANDARD, label_controls
 from workflow_scripts.ipd.prompts import number
 from workflow_scripts.errors import ConfigError
+from workflow_scripts.gametheory.io import PAYOFF_COLUMNS
+from workflow_scripts.gametheory.payoffs import STANDARD_PAYOFFS
 from workflow_scripts.schema import defaults
 from workflow_scripts.llm.templates import PromptTemplate, TemplateError
 
 KINDS = ("memory1", "memory2", "one_shot", "play")
-STANDARD_PAYOFFS = (3, 0, 5, 1)
 RESERVED_EXPERIMENT_NAMES = ("tournaments",)
 """Names used for results/ipd/<name>/ by analyses across experiments."""
 
@@ -186,7 +187,7 @@ def _check_fields(spec: dict, field: str) -> None:
                 raise ConfigError(f"{field}.{play_field}: only for kind play, not {kind}")
 
 
-PARAMETER_COLUMNS = ["condition", "kind", "framing", "treatment", "labels", "w", "x", "aLL", "aLR", "aRL", "aRR"]
+PARAMETER_COLUMNS = ["condition", "kind", "framing", "treatment", "labels", "w", "x", *PAYOFF_COLUMNS]
 
 
 def condition_table(conditions: list[Condition]) -> "pd.DataFrame":

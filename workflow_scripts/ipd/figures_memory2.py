@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from workflow_scripts.ipd.figures import PROBABILITY_LABEL, grouped_bars, legend_below, panel_grid, plt
-from workflow_scripts.ipd.prompts import OUTCOMES
+from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.scenarios import MEMORY1_SCENARIOS
 
 

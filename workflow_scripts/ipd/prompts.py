@@ -18,10 +18,10 @@ from workflow_scripts.llm.choice import REASK_FIELDS
 from workflow_scripts.llm.templates import TemplateSet, load_templates
 from workflow_scripts.schema import SCHEMA_PATH, config_schema
 
+from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.labels import STANDARD, relabel
 
 ACTIONS = ("L", "R")
-OUTCOMES = ("LL", "LR", "RL", "RR")
 MEMORY1_SCENARIOS = ("round1",) + OUTCOMES
 
 

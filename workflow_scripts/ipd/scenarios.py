@@ -15,7 +15,8 @@ column names and their order are those of :mod:`workflow_scripts.gametheory.memo
 from __future__ import annotations
 
 from workflow_scripts.gametheory import memory as mem
-from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS, OUTCOMES
+from workflow_scripts.gametheory.memory import OUTCOMES
+from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS
 
 MEMORY2_SCENARIOS = ("round1",) + OUTCOMES + tuple(f"{last}_{before}" for last in OUTCOMES for before in OUTCOMES)
 ONE_SHOT_SCENARIOS = ("one_shot",)

@@ -33,8 +33,8 @@ from workflow_scripts.gametheory.tables import tournament_frame
 from workflow_scripts.ipd.known import reference_strategy
 from workflow_scripts.ipd.labels import STANDARD
 from workflow_scripts.ipd.scenarios import strategy_columns
+from workflow_scripts.gametheory.io import PAYOFF_COLUMNS
 
-PAYOFF_COLUMNS = ["aLL", "aLR", "aRL", "aRR"]
 REFERENCE_SUFFIX = " (ref.)"
 TYPES = ("with_self", "without_self")
 """Tournament types: ranked by payoff sums with self-play (type 1) and without (type 2)."""
