@@ -1,9 +1,14 @@
 # llm-dilemmas: LLMs in social dilemmas, measured and analysed with (evolutionary) game theory.
 # Run: snakemake --cores 8            (profiles/default is loaded automatically)
 # Partial: snakemake --cores 8 --config only_models=gemma3-270m only_conditions=none
+# Report:  snakemake --report report.html   (every table and figure with its caption, report/)
 from snakemake.utils import min_version
 
 min_version("9.0")
+
+
+report: "report/workflow.rst"
+
 
 CONFIG_FILE = "config/config.yaml"  # relative to the working directory (--directory)
 

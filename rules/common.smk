@@ -18,6 +18,7 @@ from workflow_scripts.llm import Runtime  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry  # noqa: E402
 from workflow_scripts.provider_check import environment_problems, provider_problems, start_problems  # noqa: E402
 from workflow_scripts.redaction import redact  # noqa: E402
+from workflow_scripts.reporting import placement  # noqa: E402
 
 try:
     validate(config, "../config/schema/config.schema.yaml")
@@ -64,6 +65,13 @@ wildcard_constraints:
     model="|".join(map(re.escape, config["models"])) if config["models"] else "NONE",
     experiment="[a-z0-9_]+",
     condition="[A-Za-z0-9_.=-]+",
+
+
+def report_item(path, caption):
+    """``path`` as an item of the Snakemake report, with the caption file report/<caption>.rst, whose
+    study and group folders are its category and subcategory (workflow_scripts/reporting.py)."""
+    where = placement(workflow.basedir, caption)
+    return report(path, caption=where.caption, category=where.category, subcategory=where.subcategory)
 
 
 def ipd_condition_ids(experiment):

@@ -49,8 +49,8 @@ rule crg_merge:
         decisions="results/crg/decisions.parquet",
         games="results/crg/games.parquet",
         questions="results/crg/questions.parquet",
-        stats="results/crg/query_stats.csv",
-        invalid="results/crg/invalid_rates.csv",
+        stats=report_item("results/crg/query_stats.csv", "crg/run/query_stats"),
+        invalid=report_item("results/crg/invalid_rates.csv", "crg/run/invalid_rates"),
     log:
         "logs/crg/merge.log",
     conda:

@@ -39,11 +39,11 @@ rule crg_selfplay:
         seats="results/crg/seats.parquet",
         decisions="results/crg/decisions.parquet",
     output:
-        csv="results/crg/tables/table3.csv",
-        table=report("results/crg/tables/table3.md", category="CRG", subcategory="Self-play (Table 3)"),
-        grid="results/crg/selfplay/grid.csv",
-        actions="results/crg/selfplay/actions.csv",
-        losses="results/crg/selfplay/losses.csv",
+        csv=report_item("results/crg/tables/table3.csv", "crg/selfplay/table3"),
+        table=report_item("results/crg/tables/table3.md", "crg/selfplay/table3"),
+        grid=report_item("results/crg/selfplay/grid.csv", "crg/selfplay/grid"),
+        actions=report_item("results/crg/selfplay/actions.csv", "crg/selfplay/actions"),
+        losses=report_item("results/crg/selfplay/losses.csv", "crg/selfplay/losses"),
     log:
         "logs/crg/selfplay.log",
     params:
@@ -59,8 +59,8 @@ rule crg_controls:
     input:
         seats="results/crg/seats.parquet",
     output:
-        csv="results/crg/tables/table4.csv",
-        table=report("results/crg/tables/table4.md", category="CRG", subcategory="Prompt controls (Table 4)"),
+        csv=report_item("results/crg/tables/table4.csv", "crg/controls/table4"),
+        table=report_item("results/crg/tables/table4.md", "crg/controls/table4"),
     log:
         "logs/crg/controls.log",
     params:
@@ -82,8 +82,8 @@ rule crg_partners:
     input:
         seats="results/crg/seats.parquet",
     output:
-        csv="results/crg/tables/table5.csv",
-        table=report("results/crg/tables/table5.md", category="CRG", subcategory="Scripted partners (Table 5)"),
+        csv=report_item("results/crg/tables/table5.csv", "crg/scripted/table5"),
+        table=report_item("results/crg/tables/table5.md", "crg/scripted/table5"),
     log:
         "logs/crg/partners.log",
     params:
@@ -98,9 +98,9 @@ rule crg_mixed:
     input:
         seats="results/crg/seats.parquet",
     output:
-        pairs="results/crg/mixed/pairs.csv",
-        replacement="results/crg/mixed/replacement.csv",
-        contributions="results/crg/mixed/contributions.csv",
+        pairs=report_item("results/crg/mixed/pairs.csv", "crg/mixed/pairs"),
+        replacement=report_item("results/crg/mixed/replacement.csv", "crg/mixed/replacement"),
+        contributions=report_item("results/crg/mixed/contributions.csv", "crg/mixed/contributions"),
     log:
         "logs/crg/mixed.log",
     params:
@@ -119,12 +119,12 @@ rule crg_selection:
     input:
         seats="results/crg/seats.parquet",
     output:
-        payoffs="results/crg/selection/payoffs.csv",
-        fixation="results/crg/selection/fixation.csv",
-        stationary="results/crg/selection/stationary.csv",
-        weighted="results/crg/selection/weighted.csv",
-        skipped="results/crg/selection/skipped.csv",
-        table=report("results/crg/selection/selection.md", category="CRG", subcategory="Selection (Fig. 5, S7)"),
+        payoffs=report_item("results/crg/selection/payoffs.csv", "crg/selection/payoffs"),
+        fixation=report_item("results/crg/selection/fixation.csv", "crg/selection/fixation"),
+        stationary=report_item("results/crg/selection/stationary.csv", "crg/selection/stationary"),
+        weighted=report_item("results/crg/selection/weighted.csv", "crg/selection/weighted"),
+        skipped=report_item("results/crg/selection/skipped.csv", "crg/selection/skipped"),
+        table=report_item("results/crg/selection/selection.md", "crg/selection/selection"),
     log:
         "logs/crg/selection.log",
     params:
@@ -144,7 +144,7 @@ rule crg_figure_selfplay:
         actions="results/crg/selfplay/actions.csv",
         losses="results/crg/selfplay/losses.csv",
     output:
-        png=report("results/crg/figures/fig2.png", category="CRG", subcategory="Self-play (Table 3)"),
+        png=report_item("results/crg/figures/fig2.png", "crg/selfplay/fig2"),
         pdf="results/crg/figures/fig2.pdf",
     log:
         "logs/crg/figure_selfplay.log",
@@ -160,9 +160,9 @@ rule crg_figures_mixed:
         replacement="results/crg/mixed/replacement.csv",
         contributions="results/crg/mixed/contributions.csv",
     output:
-        fig3_png=report("results/crg/figures/fig3.png", category="CRG", subcategory="Mixed tables (Figs. 3-4)"),
+        fig3_png=report_item("results/crg/figures/fig3.png", "crg/mixed/fig3"),
         fig3_pdf="results/crg/figures/fig3.pdf",
-        fig4_png=report("results/crg/figures/fig4.png", category="CRG", subcategory="Mixed tables (Figs. 3-4)"),
+        fig4_png=report_item("results/crg/figures/fig4.png", "crg/mixed/fig4"),
         fig4_pdf="results/crg/figures/fig4.pdf",
     log:
         "logs/crg/figures_mixed.log",
@@ -181,9 +181,9 @@ rule crg_figures_selection:
         stationary="results/crg/selection/stationary.csv",
         weighted="results/crg/selection/weighted.csv",
     output:
-        fig5_png=report("results/crg/figures/fig5.png", category="CRG", subcategory="Selection (Fig. 5, S7)"),
+        fig5_png=report_item("results/crg/figures/fig5.png", "crg/selection/fig5"),
         fig5_pdf="results/crg/figures/fig5.pdf",
-        figS7_png=report("results/crg/figures/figS7.png", category="CRG", subcategory="Selection (Fig. 5, S7)"),
+        figS7_png=report_item("results/crg/figures/figS7.png", "crg/selection/figS7"),
         figS7_pdf="results/crg/figures/figS7.pdf",
     log:
         "logs/crg/figures_selection.log",

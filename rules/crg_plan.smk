@@ -8,8 +8,8 @@ localrules: crg_plan
 
 rule crg_plan:
     output:
-        csv="results/crg/plan.csv",
-        table=report("results/crg/plan.md", category="CRG", subcategory="Plan"),
+        csv=report_item("results/crg/plan.csv", "crg/run/plan"),
+        table=report_item("results/crg/plan.md", "crg/run/plan"),
     log:
         "logs/crg/plan.log",
     params:

@@ -8,8 +8,8 @@ rule ipd_classify:
     input:
         strategies="results/ipd/{experiment}/strategies.csv",
     output:
-        classes="results/ipd/{experiment}/classification.csv",
-        table=report("results/ipd/{experiment}/tables/classification.md", category="IPD"),
+        classes=report_item("results/ipd/{experiment}/classification.csv", "ipd/experiment/classification"),
+        table=report_item("results/ipd/{experiment}/tables/classification.md", "ipd/experiment/classification"),
     log:
         "logs/ipd/{experiment}/classify.log",
     params:
@@ -27,7 +27,7 @@ rule ipd_figure_payoff_range:
         classes="results/ipd/{experiment}/classification.csv",
         strategies="results/ipd/{experiment}/strategies.csv",
     output:
-        png=report("results/ipd/{experiment}/figures/payoff_range.png", category="IPD"),
+        png=report_item("results/ipd/{experiment}/figures/payoff_range.png", "ipd/experiment/payoff_range"),
         pdf="results/ipd/{experiment}/figures/payoff_range.pdf",
     log:
         "logs/ipd/{experiment}/figure_payoff_range.log",

@@ -6,10 +6,10 @@ rule ipd_estimates:
     input:
         answers="results/ipd/{experiment}/answers.parquet",
     output:
-        counts="results/ipd/{experiment}/counts.csv",
-        estimates="results/ipd/{experiment}/estimates.csv",
-        strategies="results/ipd/{experiment}/strategies.csv",
-        invalid="results/ipd/{experiment}/invalid_rates.csv",
+        counts=report_item("results/ipd/{experiment}/counts.csv", "ipd/experiment/counts"),
+        estimates=report_item("results/ipd/{experiment}/estimates.csv", "ipd/experiment/estimates"),
+        strategies=report_item("results/ipd/{experiment}/strategies.csv", "ipd/experiment/strategies"),
+        invalid=report_item("results/ipd/{experiment}/invalid_rates.csv", "ipd/experiment/invalid_rates"),
     log:
         "logs/ipd/{experiment}/estimates.log",
     params:
@@ -24,8 +24,8 @@ rule ipd_label_swap:
     input:
         counts="results/ipd/{experiment}/counts.csv",
     output:
-        table="results/ipd/{experiment}/label_swap.csv",
-        markdown=report("results/ipd/{experiment}/tables/label_swap.md", category="IPD"),
+        table=report_item("results/ipd/{experiment}/label_swap.csv", "ipd/experiment/label_swap"),
+        markdown=report_item("results/ipd/{experiment}/tables/label_swap.md", "ipd/experiment/label_swap"),
     log:
         "logs/ipd/{experiment}/label_swap.log",
     params:

@@ -7,7 +7,7 @@ rule ipd_figure_estimates:
     input:
         estimates="results/ipd/{experiment}/estimates.csv",
     output:
-        png=report("results/ipd/{experiment}/figures/{figure}.png", category="IPD"),
+        png=report_item("results/ipd/{experiment}/figures/{figure}.png", "ipd/experiment/estimate_figures"),
         pdf="results/ipd/{experiment}/figures/{figure}.pdf",
     log:
         "logs/ipd/{experiment}/figure_{figure}.log",
@@ -25,7 +25,7 @@ rule ipd_figure_play:
     input:
         by_round="results/ipd/{experiment}/cooperation_by_round.csv",
     output:
-        png=report("results/ipd/{experiment}/figures/play.png", category="IPD"),
+        png=report_item("results/ipd/{experiment}/figures/play.png", "ipd/experiment/play_figure"),
         pdf="results/ipd/{experiment}/figures/play.pdf",
     log:
         "logs/ipd/{experiment}/figure_play.log",
@@ -42,11 +42,11 @@ rule ipd_figure_tournament:
         wins="results/ipd/tournaments/wins.csv",
         propensities="results/ipd/tournaments/propensities.csv",
     output:
-        wins_png=report("results/ipd/tournaments/figures/wins.png", category="IPD"),
+        wins_png=report_item("results/ipd/tournaments/figures/wins.png", "ipd/tournaments/wins_figure"),
         wins_pdf="results/ipd/tournaments/figures/wins.pdf",
-        totals_png=report("results/ipd/tournaments/figures/totals.png", category="IPD"),
+        totals_png=report_item("results/ipd/tournaments/figures/totals.png", "ipd/tournaments/totals_figure"),
         totals_pdf="results/ipd/tournaments/figures/totals.pdf",
-        propensities_png=report("results/ipd/tournaments/figures/propensities.png", category="IPD"),
+        propensities_png=report_item("results/ipd/tournaments/figures/propensities.png", "ipd/tournaments/propensities_figure"),
         propensities_pdf="results/ipd/tournaments/figures/propensities.pdf",
     log:
         "logs/ipd/tournaments_figures.log",

@@ -8,8 +8,8 @@ localrules: ipd_plan
 
 rule ipd_plan:
     output:
-        csv="results/ipd/plan.csv",
-        table=report("results/ipd/plan.md", category="IPD"),
+        csv=report_item("results/ipd/plan.csv", "ipd/study/plan"),
+        table=report_item("results/ipd/plan.md", "ipd/study/plan"),
     log:
         "logs/ipd/plan.log",
     params:

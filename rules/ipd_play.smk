@@ -33,7 +33,7 @@ rule ipd_play_merge:
         stats=lambda w: ipd_game_files(w.experiment, "stats.json"),
     output:
         answers="results/ipd/{experiment}/moves.parquet",
-        stats="results/ipd/{experiment}/play_query_stats.csv",
+        stats=report_item("results/ipd/{experiment}/play_query_stats.csv", "ipd/experiment/query_stats"),
     log:
         "logs/ipd/{experiment}/play_merge.log",
     params:
@@ -48,10 +48,10 @@ rule ipd_play_analysis:
     input:
         moves="results/ipd/{experiment}/moves.parquet",
     output:
-        sequences="results/ipd/{experiment}/sequences.csv",
-        by_round="results/ipd/{experiment}/cooperation_by_round.csv",
-        last_round="results/ipd/{experiment}/last_round.csv",
-        table=report("results/ipd/{experiment}/tables/play.md", category="IPD"),
+        sequences=report_item("results/ipd/{experiment}/sequences.csv", "ipd/experiment/play_sequences"),
+        by_round=report_item("results/ipd/{experiment}/cooperation_by_round.csv", "ipd/experiment/play_by_round"),
+        last_round=report_item("results/ipd/{experiment}/last_round.csv", "ipd/experiment/play_last_round"),
+        table=report_item("results/ipd/{experiment}/tables/play.md", "ipd/experiment/play"),
     log:
         "logs/ipd/{experiment}/play_analysis.log",
     conda:

@@ -29,7 +29,7 @@ rule ipd_merge:
         stats=lambda w: ipd_answer_files(w.experiment, "stats.json"),
     output:
         answers="results/ipd/{experiment}/answers.parquet",
-        stats="results/ipd/{experiment}/query_stats.csv",
+        stats=report_item("results/ipd/{experiment}/query_stats.csv", "ipd/experiment/query_stats"),
     log:
         "logs/ipd/{experiment}/merge.log",
     params:

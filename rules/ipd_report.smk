@@ -6,8 +6,8 @@ rule ipd_tables:
         counts="results/ipd/{experiment}/counts.csv",
         strategies="results/ipd/{experiment}/strategies.csv",
     output:
-        counts=report("results/ipd/{experiment}/tables/counts.md", category="IPD"),
-        strategies=report("results/ipd/{experiment}/tables/strategies.md", category="IPD"),
+        counts=report_item("results/ipd/{experiment}/tables/counts.md", "ipd/experiment/counts"),
+        strategies=report_item("results/ipd/{experiment}/tables/strategies.md", "ipd/experiment/strategies"),
     log:
         "logs/ipd/{experiment}/tables.log",
     conda:
@@ -21,7 +21,7 @@ rule ipd_figure:
         estimates="results/ipd/{experiment}/estimates.csv",
         strategies="results/ipd/{experiment}/strategies.csv",
     output:
-        report("results/ipd/{experiment}/figures/cooperation.png", category="IPD"),
+        report_item("results/ipd/{experiment}/figures/cooperation.png", "ipd/experiment/cooperation"),
         "results/ipd/{experiment}/figures/cooperation.pdf",
     log:
         "logs/ipd/{experiment}/figure.log",

@@ -10,8 +10,8 @@ rule ipd_decoding:
         answers=lambda w: [f"results/ipd/{e}/answers.parquet" for e in ipd_experiments_of("memory1", "memory2", "one_shot")]
         + [f"results/ipd/{e}/moves.parquet" for e in ipd_experiments_of("play")],
     output:
-        csv="results/ipd/decoding.csv",
-        table=report("results/ipd/decoding.md", category="IPD"),
+        csv=report_item("results/ipd/decoding.csv", "ipd/study/decoding"),
+        table=report_item("results/ipd/decoding.md", "ipd/study/decoding"),
     log:
         "logs/ipd/decoding.log",
     params:
@@ -24,9 +24,9 @@ rule ipd_decoding:
 
 rule ipd_references:
     output:
-        memory1="results/ipd/reference_strategies_memory1.csv",
-        memory2="results/ipd/reference_strategies_memory2.csv",
-        table=report("results/ipd/reference_strategies.md", category="IPD"),
+        memory1=report_item("results/ipd/reference_strategies_memory1.csv", "ipd/study/references"),
+        memory2=report_item("results/ipd/reference_strategies_memory2.csv", "ipd/study/references"),
+        table=report_item("results/ipd/reference_strategies.md", "ipd/study/references"),
     log:
         "logs/ipd/references.log",
     params:

@@ -7,13 +7,13 @@ rule ipd_tournament:
     input:
         strategies=lambda w: [f"results/ipd/{e}/strategies.csv" for e in ipd_experiments_of("memory1")],
     output:
-        summary="results/ipd/tournaments/summary.csv",
-        standings="results/ipd/tournaments/standings.csv",
-        matrices="results/ipd/tournaments/matrices.csv",
-        wins="results/ipd/tournaments/wins.csv",
-        ties="results/ipd/tournaments/ties.csv",
-        propensities="results/ipd/tournaments/propensities.csv",
-        table=report("results/ipd/tournaments/tables/tournaments.md", category="IPD"),
+        summary=report_item("results/ipd/tournaments/summary.csv", "ipd/tournaments/summary"),
+        standings=report_item("results/ipd/tournaments/standings.csv", "ipd/tournaments/standings"),
+        matrices=report_item("results/ipd/tournaments/matrices.csv", "ipd/tournaments/matrices"),
+        wins=report_item("results/ipd/tournaments/wins.csv", "ipd/tournaments/wins"),
+        ties=report_item("results/ipd/tournaments/ties.csv", "ipd/tournaments/ties"),
+        propensities=report_item("results/ipd/tournaments/propensities.csv", "ipd/tournaments/propensities"),
+        table=report_item("results/ipd/tournaments/tables/tournaments.md", "ipd/tournaments/tournaments"),
     log:
         "logs/ipd/tournaments.log",
     params:
