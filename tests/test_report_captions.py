@@ -12,12 +12,15 @@ from __future__ import annotations
 import copy
 import html as html_module
 import re
+import tomllib
+from importlib.metadata import version
 from pathlib import Path
 from types import SimpleNamespace
 
 import jinja2
 import pytest
 import yaml
+from packaging.requirements import Requirement
 from docutils.core import publish_parts
 from docutils.utils import SystemMessage
 from snakemake.utils import update_config
@@ -86,6 +89,15 @@ def test_every_table_and_figure_output_is_a_report_item():
     assert len(outputs) > 60, "the scan of rules/*.smk found too few outputs"
     missing = [f"{name}: rule {rule}: {line.strip()}" for name, rule, line in outputs if "report_item(" not in line]
     assert missing == []
+
+
+def test_setup_installs_the_reports_extra_of_the_pinned_snakemake():
+    """`snakemake --report` needs Snakemake's `reports` extra; the project depends on it, at the
+    version the workflow runs with (README, section "Report")."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    snakemake = [Requirement(r) for r in project["dependencies"] if Requirement(r).name == "snakemake"]
+    assert len(snakemake) == 1 and snakemake[0].extras == {"reports"}
+    assert str(snakemake[0].specifier) == f"=={version('snakemake')}"
 
 
 def test_every_caption_file_is_used_and_every_used_caption_exists():

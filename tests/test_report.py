@@ -1,0 +1,155 @@
+"""`snakemake --report` after a run of both studies on scripted players: every table and figure is in
+the report, grouped by study and experiment / design, with a caption that names its seed item and
+states the config values behind it.
+
+Players: ``tft`` (workflow_scripts.scripted: tit-for-tat) in the prisoner's dilemma; ``splitter``
+(exact split: 2 every round) and ``free`` (always 0) in the collective-risk dilemma
+(workflow_scripts.crg.scripted_provider). The grid is the smallest that runs every rule that writes
+a table or figure: one memory-1 experiment with two framings (Fig. 4) and a label-swap control;
+actual play of 3 rounds; the four collective-risk designs with one game per cell, the pair at every
+seat split (selection). (Fig. 2's rule is the one that draws Fig. 4; its caption is rendered for
+every experiment in tests/test_report_captions.py.)
+The expected report layout is written out here, not read from workflow_scripts/reporting.py.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import Workflow, scripted_config  # tests/conftest.py (pipeline fixtures)
+
+pytestmark = pytest.mark.slow
+
+IPD, CRG = "Prisoner's dilemma (seed 001)", "Collective-risk dilemma (seed 000)"
+REPORTED = (".csv", ".md", ".png")
+# Distinct values, so that a caption showing them shows the config: samples 2, classification at
+# w = 0 and 0.2, 50 random opponents, 3 rounds of play, Table 4's alpha 0.02 and shift 3 units, beta 0.5.
+CRG_GRID = {
+    "seed": 3, "games_per_cell": 1, "max_reasks": 0,
+    "designs": {
+        "selfplay": {"models": ["splitter", "free"], "conditions": {"base": {"p": [0.9]}}},
+        "controls": {"models": ["splitter"], "conditions": {"neutral_goal": {"template": "neutral_goal", "p": [0.9]}}},
+        "scripted": {"models": ["splitter"], "conditions": {"always_0": {"p": [0.5], "partner": "always_0"}}},
+        "mixed": {"pairs": [["free", "splitter"]], "conditions": {"base": {"p": [0.9], "focal_seats": [1, 2, 3, 4, 5]}}},
+    },
+    "analysis": {"seed": 3, "permutation_resamples": 99, "bootstrap_resamples": 99, "alpha": 0.02,
+                 "shift_units": 3, "beta": 0.5, "payoff_risks": [0.9]},
+}
+# CRG outputs -> a word of their subcategory (the design, the selection, or the run's accounting).
+CRG_GROUPS = {
+    "tables/table3": "design 1", "selfplay/": "design 1", "figures/fig2": "design 1",
+    "tables/table4": "design 2", "tables/table5": "design 3",
+    "mixed/": "design 4", "figures/fig3": "design 4", "figures/fig4": "design 4",
+    "selection/": "selection", "figures/fig5": "selection", "figures/figS7": "selection",
+    "plan.": "plan and answers", "query_stats": "plan and answers", "invalid_rates": "plan and answers",
+}
+
+
+def both_studies() -> dict:
+    config = scripted_config({"tft": "TFT"}, samples=2, max_reasks=0, framings=("none", "saint"))
+    config["custom_providers"]["crgscripted"] = "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"
+    config["models"].update({name: {"enabled": True, "litellm_model": f"crgscripted/{rule}"}
+                             for name, rule in (("splitter", "exact_split"), ("free", "always_0"))})
+    config["ipd"].update(models=["tft"], framing_groups={"neutral": ["none"], "cooperative": ["saint"]},
+                         analysis={"random_opponents": 50, "classify_w": [0, 0.2], "tournament_references": ["ALLD"]})
+    config["ipd"]["experiments"] = {
+        "original": {"kind": "memory1", "framings": ["none", "saint"],
+                     "label_swap": {"framings": ["none"], "labelings": ["swapped"]}},
+        "play": {"kind": "play", "framings": ["none"], "rounds": 3,
+                 "treatments": {"exact": "The interaction lasts $rounds rounds."}},
+    }
+    config["crg"] = CRG_GRID
+    return config
+
+
+def report_data(path: Path) -> tuple[dict, dict, str]:
+    """(results, categories, page) of a Snakemake 9 HTML report: the two JSON objects its page
+    script declares (`var results = {...};`, `var categories = {...};`) and the whole page."""
+    page = path.read_text()
+
+    def declared(name: str) -> dict:
+        return json.loads(re.search(rf"var {name} = (\{{.*?\}});\n", page, re.S).group(1))
+
+    return declared("results"), declared("categories"), page
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    flow = Workflow(tmp_path_factory.mktemp("report"), both_studies())
+    flow.run()
+    flow.run("--report", str(flow.root / "report.html"))
+    results, categories, page = report_data(flow.root / "report.html")
+    written = {str(p.relative_to(flow.root)) for p in (flow.root / "results").rglob("*") if p.suffix in REPORTED}
+    return results, categories, page, written
+
+
+def placed(categories: dict) -> dict[str, tuple[str, str]]:
+    """Report path -> (category, subcategory)."""
+    return {path: (category, subcategory) for category, groups in categories.items()
+            for subcategory, paths in groups.items() for path in paths}
+
+
+def caption(results: dict, path: str) -> str:
+    return html.unescape(" ".join(re.sub(r"<[^>]+>", " ", results[path]["caption"]).split()))
+
+
+def test_every_table_and_figure_is_in_the_report_and_nothing_else(report):
+    """Every CSV, Markdown and PNG file the run wrote under results/ (rule all's tables and figures
+    and the figures' data) is a report item; parquet, JSON and PDF files are not."""
+    results, categories, _, written = report
+    assert len(written) > 60
+    assert set(results) == written
+    assert set(placed(categories)) == written
+
+
+def test_items_are_grouped_by_study_then_experiment_or_design(report):
+    _, categories, _, written = report
+    where = placed(categories)
+    for path in written:
+        category, subcategory = where[path]
+        if path.startswith("results/ipd/"):
+            part = path.split("/")[2]
+            expected = part if part in ("original", "play") else ("tournaments" if part == "tournaments" else "study-wide")
+            assert category == IPD and subcategory.startswith(expected), (path, subcategory)
+        else:
+            group = next(word for key, word in CRG_GROUPS.items() if key in path)
+            assert category == CRG and group in subcategory, (path, subcategory)
+
+
+def test_every_caption_names_its_seed_item_and_the_config_behind_it(report):
+    results, _, _, written = report
+    for path in written:
+        text = caption(results, path)
+        seed = "Seed 001:" if path.startswith("results/ipd/") else "Seed 000:"
+        assert seed in text and "Config:" in text, path
+
+
+@pytest.mark.parametrize("path, phrases", [
+    ("results/ipd/original/tables/counts.md", ["Seed 001: Tables S4-S8", "framings none, saint", "2 valid answers wanted"]),
+    ("results/ipd/original/figures/framings.png", ["Seed 001: Fig. 4", "cooperative = saint"]),
+    ("results/ipd/original/classification.csv", ["Tables S27 (w = 0) and S28", "w = 0, 0.2", "50 random memory-1"]),
+    ("results/ipd/original/figures/payoff_range.png", ["Seed 001: Fig. 1C", "w = 0, 0.2"]),
+    ("results/ipd/original/tables/label_swap.md", ["labellings swapped"]),
+    ("results/ipd/play/figures/play.png", ["3 rounds per game"]),
+    ("results/ipd/tournaments/figures/wins.png", ["Seed 001: Fig. 5A", "ALLD"]),
+    ("results/ipd/decoding.md", ["Seed 001: Table S1"]),
+    ("results/crg/tables/table4.csv", ["Seed 000: Table 4", "at least 3 units", "P < 0.02", "99 permutations"]),
+    ("results/crg/tables/table5.md", ["Seed 000: Table 5", "always_0 (partners always_0 , p = 0.5"]),
+    ("results/crg/figures/fig5.png", ["Seed 000: Fig. 5", "beta = 0.5", "p = 0.9"]),
+    ("results/crg/invalid_rates.csv", ["crg.max_reasks = 0"]),
+])
+def test_captions_state_this_runs_values(report, path, phrases):
+    """Values set in both_studies() (not the defaults) appear in the captions of their items."""
+    text = caption(report[0], path)
+    assert all(phrase in text for phrase in phrases), (path, text)
+
+
+def test_the_overview_page_is_the_reports_description(report):
+    """The Snakefile's `report:` page (report/workflow.rst), rendered with this config."""
+    page = report[2]
+    assert "llm-dilemmas: language models in social dilemmas" in page
+    assert "crgscripted/exact_split" in page
