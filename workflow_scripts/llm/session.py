@@ -33,7 +33,7 @@ from typing import Awaitable, Callable, Iterator, Mapping, TypeVar
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.accounting import Accounted, JobStats, Progress
-from workflow_scripts.llm.base import CacheMiss, Completion, Request, ReplayIncomplete
+from workflow_scripts.llm.base import CacheMiss, Completion, OneOfBatch, Request, ReplayIncomplete
 from workflow_scripts.llm.cache import Cached, ResponseCache
 from workflow_scripts.llm.context import ContextGuard, Longest, api_window, server_tokens
 from workflow_scripts.llm.limits import Bounded
@@ -150,19 +150,19 @@ class EmbeddedServers:
         return self.bases[embedded]
 
 
-class LazyServed:
+class LazyServed(OneOfBatch):
     """Provider of an embedded model: its server starts on the first request that reaches it."""
 
     def __init__(self, spec: ModelSpec, servers: EmbeddedServers):
         self.spec, self.servers, self._provider = spec, servers, None
 
-    async def complete(self, request: Request) -> Completion:
+    async def complete_batch(self, requests) -> list[Completion]:
         if self._provider is None:
             from workflow_scripts.llm.provider import LiteLLMModel
 
             base = self.servers.api_base(self.spec.embedded)
             self._provider = LiteLLMModel(dataclasses.replace(self.spec, api_base=base))
-        return await self._provider.complete(request)
+        return await self._provider.complete_batch(requests)
 
 
 @dataclass
