@@ -202,7 +202,7 @@ def enabled_experiments(ipd: dict) -> list[str]:
 
 ANALYSIS_DEFAULTS = {
     "classify_w": [0.0, 0.01], "random_opponents": 10**4, "seed": 0, "tournament_w": 0.0,
-    "tournament_references": [],
+    "tournament_references": [], "estimation_check": [],
 }
 """Defaults of ``ipd.analysis`` (config/schema/config.schema.yaml, SI §6.2 and Fig. 5)."""
 
@@ -211,7 +211,8 @@ def analysis_settings(ipd: dict) -> dict:
     """``ipd.analysis`` with its defaults filled in.
 
     Raises:
-        ConfigError: naming ``ipd.analysis.tournament_references`` for an unknown strategy.
+        ConfigError: naming ``ipd.analysis.tournament_references`` for an unknown strategy, or
+            ``ipd.analysis.estimation_check`` for a name that is not a memory-1 experiment.
     """
     from workflow_scripts.ipd.known import known_memory1
 
@@ -221,6 +222,10 @@ def analysis_settings(ipd: dict) -> dict:
     if unknown:
         raise ConfigError(f"ipd.analysis.tournament_references: unknown memory-1 strategies {unknown}; "
                           f"use any of {sorted(known)}")
+    memory1 = [name for name, spec in ipd["experiments"].items() if spec["kind"] == "memory1"]
+    wrong = [name for name in settings["estimation_check"] if name not in memory1]
+    if wrong:
+        raise ConfigError(f"ipd.analysis.estimation_check: {wrong} are not memory-1 experiments; use any of {memory1}")
     return settings
 
 

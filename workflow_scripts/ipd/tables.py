@@ -4,7 +4,9 @@
   memory-2 (Table S11): per condition, model x scenario in blocks (rounds 1-2, then one
   block per previous-round outcome with the outcome two rounds ago as columns).
 - Tables S12-S26: per condition, frequency of L with its 95% Wilson interval per scenario
-  and the closest well-known strategy, model x scenario (memory-2 in the blocks above).
+  and the closest well-known strategy, model x scenario (memory-2 in the blocks above); an
+  entry estimated from log-probabilities shows its probability and '(probability)' instead of
+  an interval, and the column ``method`` names each strategy's estimation method.
 """
 
 from __future__ import annotations
@@ -82,6 +84,8 @@ def _estimate_table(part: pd.DataFrame) -> pd.DataFrame:
             for p, lo, hi in zip(part[column], part[f"{column}_low"], part[f"{column}_high"])
         ]
     table["closest"] = part["closest"].fillna("").replace("", "n/a").to_numpy()
+    if "method" in part.columns:
+        table["method"] = part["method"].to_numpy()
     return table.set_index("model")
 
 
@@ -114,6 +118,10 @@ def _pivot(frame: pd.DataFrame, index: str, columns: str, values: str) -> pd.Dat
 
 
 def _estimate_cell(p: float, low: float, high: float) -> str:
+    """'**p** [low, high]' of a sampled estimate; '**p** (probability)' of a probability, whose
+    interval is the point (a Wilson interval of n >= 1 answers never is)."""
     if p is None or math.isnan(p):
         return "n/a"
+    if low == high == p:
+        return f"**{p:.3f}** (probability)"
     return f"**{p:.2f}** [{low:.2f}, {high:.2f}]"

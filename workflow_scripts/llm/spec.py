@@ -343,17 +343,23 @@ def _walk_keys(mapping: Any, prefix: str = ""):
             yield from _walk_keys(value, f"{prefix}{key}.")
 
 
-def answer_entry(name: str, entry: dict, decoding: dict | None = None) -> dict:
+def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimation: str | None = None) -> dict:
     """A model entry as a query job's params: schema defaults filled in, ``decoding`` overrides
-    applied, and ``served_by`` resolved (the embedded model's GGUF SHA-256), so a change to any
-    of them reruns exactly that model's jobs.
+    applied, ``estimation`` replaced if given, and ``served_by`` resolved (the embedded model's GGUF
+    SHA-256), so a change to any of them reruns exactly that model's jobs.
 
     Raises:
         ConfigError: if the entry does not validate.
     """
     from workflow_scripts.schema import model_entry
 
-    resolved = model_entry(name, entry)
+    resolved = model_entry(name, {**entry, **({"estimation": estimation} if estimation else {})})
     resolved["decoding"] = {**resolved["decoding"], **(decoding or {})}
     resolved["served_by"] = resolved["served_by"] or _embedded_identity(resolved["embedded"])
     return resolved
+
+
+def probability_capable(name: str, entry: dict) -> bool:
+    """True if model entry ``models.<name>`` can estimate choices from log-probabilities exactly
+    (:meth:`ModelSpec.logprobs_obstacle` finds nothing in the way)."""
+    return ModelSpec.from_config(name, {**entry, "estimation": AUTO}).logprobs_obstacle() is None

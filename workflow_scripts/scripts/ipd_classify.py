@@ -21,6 +21,7 @@ with rule_log(snakemake.log[0]) as log:
             "{key}: ✓ = yes, empty = no, n/a = undefined (stage game not a prisoner's dilemma, or no "
             f"estimate). 'beats pi(s,s)': share of {int(snakemake.params.random_opponents)} random memory-1 "
             "opponents that earn more against the strategy than it earns against itself (0% for Nash). "
-            "pi(s,s): payoff per round in self-play.",
+            "pi(s,s): payoff per round in self-play. method: how the strategy was estimated (sampled answers, "
+            "or probabilities from log-probabilities).",
         ))
     log.info("%d strategies x w classified", len(classified))
