@@ -157,22 +157,16 @@ async def ask_choices(
 ) -> list[Answer]:
     """:func:`ask_choice` for several replicates of one question, in order.
 
-    The first attempts go out in chunks of ``capabilities.n`` replicates, one provider call each
-    (chunks issued in order, so a bounded model serves them in order); each answer that is not
-    valid is then re-asked on its own, as :func:`ask_choice` does.
+    The first attempts go to the model as one batch (the concurrency bound splits it into calls of
+    up to ``capabilities.n`` replicates, after the cache has taken out the replicates it holds); each
+    answer that is not valid is then re-asked on its own, as :func:`ask_choice` does.
 
     Raises:
         PermanentQueryError: from the provider (the model cannot be asked at all).
     """
     options = tuple(options)
     logprobs = model.spec.wants_logprobs if logprobs is None else logprobs
-    size = max(1, model.spec.samples_per_call)
-    chunks = [list(replicates[i: i + size]) for i in range(0, len(replicates), size)]
-    answered = await asyncio.gather(*(
-        model.complete_batch([Request(messages, r, options, _label(label, r), logprobs) for r in chunk])
-        for chunk in chunks
-    ))
-    firsts = [completion for chunk in answered for completion in chunk]
+    firsts = await model.complete_batch([Request(messages, r, options, _label(label, r), logprobs) for r in replicates])
     return list(await asyncio.gather(*(
         _follow_up(model, messages, options, replicate, first, max_reasks, reask_note, label, logprobs)
         for replicate, first in zip(replicates, firsts)

@@ -21,8 +21,15 @@ class Bounded(OneOfBatch):
         self._semaphore: asyncio.Semaphore | None = None  # made in the running event loop
 
     async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
-        """The replicates of one question take one slot (one call where the provider allows ``n``)."""
+        """Replicates of one question in calls of up to ``capabilities.n``; each call takes one slot
+        (calls queue in order)."""
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.limit)
+        size = max(1, self.spec.samples_per_call)
+        chunks = [list(requests[i: i + size]) for i in range(0, len(requests), size)]
+        answered = await asyncio.gather(*(self._one_call(chunk) for chunk in chunks))
+        return [completion for chunk in answered for completion in chunk]
+
+    async def _one_call(self, chunk: list[Request]) -> list[Completion]:
         async with self._semaphore:
-            return await self.inner.complete_batch(requests)
+            return await self.inner.complete_batch(chunk)
