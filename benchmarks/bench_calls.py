@@ -1,0 +1,296 @@
+"""Benchmark: provider calls, prompt tokens and throughput of the three estimation methods (issue 11).
+
+1. **Savings** (no model is called): for the default grid (config/config.yaml) and the paper grid's
+   per-model plan (config/paper_ipd.yaml), provider calls, prompt tokens and generated answers per
+   estimated strategy (one model x condition of an elicitation experiment) for sampling (one answer
+   per call), n-sampling (``--n`` answers per call) and log-probabilities (one call per scenario),
+   with the ratios. Prompt tokens are counted with each model's tokenizer (the embedded model's own,
+   litellm's counter for API models). Target: log-probabilities make at least ``--target`` (50) times
+   fewer calls than 50-sample elicitation.
+2. **Throughput** (the embedded model, in one run): the same prompts (the default grid's first
+   memory-1 condition, every scenario x ``--replicates``) sent straight to a llama.cpp server in
+   prefix order (every replicate of a prompt back to back, as the pipeline orders them) and
+   interleaved (consecutive prompts differ), then through the pipeline (the layer's wrappers and the
+   elicitation job's code, fresh cache); and one log-probability request per scenario against the
+   sampled ones. Ratios: pipeline / server rate, interleaved / prefix-ordered time per request,
+   log-probability request / sampled request.
+3. **Where the default run's time goes**: from a finished fresh run (``--run-dir``, default the
+   repository: ``results/`` and Snakemake's newest log), the summed latency of its provider calls
+   over the run's wall time.
+
+Usage::
+
+    python benchmarks/bench_calls.py                       # all three parts
+    python benchmarks/bench_calls.py --no-server           # part 1 (and 3) only
+    python benchmarks/bench_calls.py --n 8 --replicates 10 --run-dir .
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import re
+import sys
+import tempfile
+import time
+import urllib.request
+from datetime import datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import workflow_scripts.llm  # noqa: E402,F401  (first: litellm offline)
+import pandas as pd  # noqa: E402
+
+from workflow_scripts.config_check import selection, study_models  # noqa: E402
+from workflow_scripts.ipd.conditions import enabled_experiments, experiment_conditions  # noqa: E402
+from workflow_scripts.ipd.elicit import elicit, probes  # noqa: E402
+from workflow_scripts.ipd.plan import Method, merged_config  # noqa: E402
+from workflow_scripts.ipd.prompts import ACTIONS, templates  # noqa: E402
+from workflow_scripts.llm.context import TEMPLATE_TOKENS_PER_MESSAGE  # noqa: E402
+from workflow_scripts.llm.ordering import prefix_order  # noqa: E402
+from workflow_scripts.llm.spec import ModelSpec, answer_entry  # noqa: E402
+from workflow_scripts.schema import validated  # noqa: E402
+
+GRIDS = {"default": ["config/config.yaml"], "paper": ["config/config.yaml", "config/paper_ipd.yaml"]}
+ELICITATION_KINDS = ("memory1", "memory2", "one_shot")
+
+
+# --- 1. savings -------------------------------------------------------------------------------
+
+class TokenCounter:
+    """Prompt tokens of a conversation: the embedded model's own vocabulary (with the chat template's
+    allowance per message), and for API models OpenAI's tokenizer as litellm ships it (tiktoken; other
+    providers' tokenizers would be fetched from the network, and the ratios do not depend on it)."""
+
+    def __init__(self):
+        self._vocab = {}
+
+    def __call__(self, spec: ModelSpec, messages: list[dict]) -> int:
+        if spec.embedded:
+            return self._embedded(spec.embedded, messages)
+        import litellm
+
+        return litellm.token_counter(model="gpt-4o", messages=messages)
+
+    def _embedded(self, name: str, messages: list[dict]) -> int:
+        if name not in self._vocab:
+            from llama_cpp import Llama
+
+            from workflow_scripts.llm.embedded import gguf_path
+
+            self._vocab[name] = Llama(str(gguf_path(name, REPO / "models")), vocab_only=True, verbose=False)
+        vocab = self._vocab[name]
+        return sum(len(vocab.tokenize(m["content"].encode(), add_bos=False)) + TEMPLATE_TOKENS_PER_MESSAGE
+                   for m in messages)
+
+
+def savings(grid: str, n: int, count: TokenCounter) -> pd.DataFrame:
+    """Per model x elicitation experiment of ``grid``: calls, prompt tokens and answers per estimated
+    strategy for each method, and whether the model's provider offers log-probabilities / n."""
+    config = validated(merged_config([REPO / path for path in GRIDS[grid]]))
+    ipd, rows = config["ipd"], []
+    for model in study_models(config, selection(config)[0], "ipd"):
+        spec = ModelSpec.from_config(model, {**config["models"][model], "estimation": "auto"})
+        for experiment in enabled_experiments(ipd):
+            conditions = experiment_conditions(ipd, experiment)
+            if conditions[0].kind not in ELICITATION_KINDS:
+                continue
+            asked = [probes(c, ipd["system_prompt"]) for c in conditions]
+            tokens = [sum(count(spec, p.messages) for p in probes_) for probes_ in asked]
+            row = {"grid": grid, "model": model, "experiment": experiment, "strategies": len(conditions),
+                   "scenarios": len(asked[0]), "samples": conditions[0].samples,
+                   "logprobs_available": spec.wants_logprobs, "n_available": _offers_n(spec)}
+            for label, method in (("sampling", Method()), (f"n{n}", Method(n=n)), ("logprobs", Method(logprobs=True))):
+                calls = [len(p) * method.calls(c.samples) for p, c in zip(asked, conditions)]
+                prompt = [t * method.calls(c.samples) for t, c in zip(tokens, conditions)]
+                answers = [len(p) * (1 if method.logprobs else c.samples) for p, c in zip(asked, conditions)]
+                row |= {f"calls_{label}": _mean(calls), f"prompt_tokens_{label}": _mean(prompt),
+                        f"answers_{label}": _mean(answers)}
+            row["calls_ratio_sampling_to_logprobs"] = row["calls_sampling"] / row["calls_logprobs"]
+            row[f"calls_ratio_sampling_to_n{n}"] = row["calls_sampling"] / row[f"calls_n{n}"]
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _offers_n(spec: ModelSpec) -> bool:
+    """litellm lists ``n`` for the provider (llama.cpp's server drops it: measured, NOTES.md)."""
+    from workflow_scripts.llm.spec import _supported_params
+
+    supported = _supported_params(spec.litellm_model)
+    return not spec.embedded and supported is not None and "n" in supported
+
+
+def per_strategy(table: pd.DataFrame, n: int) -> pd.DataFrame:
+    """Per experiment of a grid (its first model's tokenizer): calls, prompt tokens and answers per
+    strategy by method, and the ratios."""
+    first = table[table["model"] == table["model"].iloc[0]]
+    columns = ["experiment", "strategies", "scenarios", "samples"]
+    for quantity in ("calls", "prompt_tokens", "answers"):
+        columns += [f"{quantity}_{m}" for m in ("sampling", f"n{n}", "logprobs")]
+    return first[columns + ["calls_ratio_sampling_to_logprobs", f"calls_ratio_sampling_to_n{n}"]]
+
+
+def per_model_plan(table: pd.DataFrame, n: int) -> pd.DataFrame:
+    """Per model of a grid: its whole elicitation plan (calls summed over strategies) by method, and
+    by the best method its provider offers (log-probabilities, else n-sampling, else sampling)."""
+    rows = []
+    for model, part in table.groupby("model", sort=False):
+        total = {m: float((part[f"calls_{m}"] * part["strategies"]).sum()) for m in ("sampling", f"n{n}", "logprobs")}
+        best = "logprobs" if part["logprobs_available"].iloc[0] else f"n{n}" if part["n_available"].iloc[0] else "sampling"
+        rows.append({"model": model, "logprobs_available": part["logprobs_available"].iloc[0],
+                     "n_available": part["n_available"].iloc[0], **{f"calls_{m}": v for m, v in total.items()},
+                     "best_available": best, "calls_best": total[best],
+                     "ratio_sampling_to_best": total["sampling"] / total[best]})
+    return pd.DataFrame(rows)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+# --- 2. throughput ----------------------------------------------------------------------------
+
+def server_body(spec: ModelSpec, messages: list[dict], replicate: int, logprobs: bool = False) -> dict:
+    """The JSON body the layer's request would carry, for sending straight to the server."""
+    params = spec.request_params(messages, replicate, ACTIONS, logprobs)
+    return {**{k: v for k, v in params.items() if k != "extra_body"}, **params.get("extra_body", {})}
+
+
+def post(base: str, body: dict) -> float:
+    """Seconds one chat completion takes, straight to the server."""
+    request = urllib.request.Request(f"{base}/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"content-type": "application/json"})
+    started = time.perf_counter()
+    with urllib.request.urlopen(request, timeout=600) as reply:
+        json.load(reply)
+    return time.perf_counter() - started
+
+
+def throughput(replicates: int) -> dict:
+    """Seconds per request: straight to the server (prefix order, interleaved, log-probabilities)
+    and through the pipeline, on the default grid's first memory-1 condition."""
+    from workflow_scripts.llm.embedded import embedded_server, gguf_path
+
+    config = validated(merged_config([REPO / "config/config.yaml"]))
+    name = "gemma3-270m"
+    entry = answer_entry(name, config["models"][name])
+    spec = ModelSpec.from_config(name, entry)
+    condition = experiment_conditions(config["ipd"], "original")[0]
+    asked = prefix_order(probes(condition, config["ipd"]["system_prompt"]), lambda p: p.messages)
+    grouped = [(p, r) for p in asked for r in range(replicates)]
+    interleaved = [(p, r) for r in range(replicates) for p in asked]
+    result = {"requests": len(grouped), "prompts": len(asked)}
+    with tempfile.TemporaryDirectory() as scratch:
+        model_file = gguf_path(spec.embedded, REPO / config["embedded"]["model_dir"])
+        with embedded_server(model_file, Path(scratch) / "server.log") as base:
+            post(base, server_body(spec, [{"role": "user", "content": "Warm-up."}], 0))
+            for label, order in (("server_prefix_order", grouped), ("server_interleaved", interleaved)):
+                result[label] = sum(post(base, server_body(spec, p.messages, r)) for p, r in order) / len(order)
+            sampled, with_logprobs = [], []
+            for probe in asked:  # the prompt's prefix is cached by the sample before each request
+                sampled.append(post(base, server_body(spec, probe.messages, 0)))
+                with_logprobs.append(post(base, server_body(spec, probe.messages, 0, logprobs=True)))
+            result["server_sampled_request"] = _mean(sampled)
+            result["server_logprobs_request"] = _mean(with_logprobs)
+        result |= pipeline_time(entry, condition, asked, config, Path(scratch))
+    return result
+
+
+def pipeline_time(entry: dict, condition, asked, config: dict, scratch: Path) -> dict:
+    """Seconds per request of the elicitation job's code through the layer (fresh cache; the server
+    is started by a warm-up question first), and the share of that time spent inside calls."""
+    from workflow_scripts.llm import Runtime, ask_choice, open_models
+
+    runtime = Runtime(str(scratch / "cache"), embedded=dict(config["embedded"]) | {"model_dir": str(REPO / "models")},
+                      log_dir=str(scratch / "logs"))
+    texts = templates()
+    with open_models({"gemma3-270m": entry}, runtime) as session:
+        model = session.models["gemma3-270m"]
+        asyncio.run(ask_choice(model, [{"role": "user", "content": "Warm-up."}], ACTIONS, 0, 0, texts["reask"]))
+        started = time.perf_counter()
+        rows = asyncio.run(elicit(model, condition, list(asked), 0, texts))
+        elapsed = time.perf_counter() - started
+    return {"pipeline_request": elapsed / len(rows),
+            "pipeline_share_in_calls": sum(r["latency_s"] or 0 for r in rows) / elapsed}
+
+
+# --- 3. the default run -----------------------------------------------------------------------
+
+MERGED_ANSWERS = ("ipd/*/answers.parquet", "ipd/*/moves.parquet", "ipd/*/logprob_answers.parquet",
+                  "crg/decisions.parquet", "crg/questions.parquet")
+"""Every answer of a run, once (the merged tables; each row's latency_s sums its attempts' calls)."""
+LOG_TIME = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]")
+
+
+def run_share(run_dir: Path) -> dict | None:
+    """Provider-call time over wall time of the newest finished Snakemake run in ``run_dir`` (None if
+    there is none, or if it made no call: a rerun from the cache measures nothing)."""
+    logs = sorted((run_dir / ".snakemake" / "log").glob("*.snakemake.log"))
+    stats = list((run_dir / "results").glob("**/*query_stats.csv"))
+    if not logs or not stats:
+        return None
+    stamps = [datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y")
+              for line in logs[-1].read_text().splitlines() if (m := LOG_TIME.match(line))]
+    calls = sum(int(pd.read_csv(path)["calls"].sum()) for path in stats)
+    if len(stamps) < 2 or calls == 0:
+        return None
+    inside = sum(float(pd.read_parquet(path, columns=["latency_s"])["latency_s"].fillna(0).sum())
+                 for pattern in MERGED_ANSWERS for path in (run_dir / "results").glob(pattern))
+    wall = (stamps[-1] - stamps[0]).total_seconds()
+    return {"log": logs[-1].name, "wall_s": wall, "inside_calls_s": inside, "share": inside / wall, "calls": calls}
+
+
+# --- main -------------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=8, help="answers per call of n-sampling (default 8)")
+    parser.add_argument("--replicates", type=int, default=10, help="replicates per prompt in part 2 (default 10)")
+    parser.add_argument("--target", type=float, default=50.0, help="least sampling/logprobs call ratio (default 50)")
+    parser.add_argument("--no-server", action="store_true", help="skip part 2 (needs the embedded model)")
+    parser.add_argument("--run-dir", type=Path, default=REPO, help="directory of a finished default run (part 3)")
+    arguments = parser.parse_args(argv)
+    count, ok = TokenCounter(), True
+
+    print("## 1. Calls, prompt tokens and answers per estimated strategy\n")
+    for grid in GRIDS:
+        table = savings(grid, arguments.n, count)
+        print(f"### {grid} grid: per estimated strategy (one model x condition)\n\n"
+              f"{per_strategy(table, arguments.n).round(1).to_markdown(index=False)}\n")
+        print(f"### {grid} grid: per-model plan (elicitation calls; actual play is unchanged)\n\n"
+              f"{per_model_plan(table, arguments.n).round(1).to_markdown(index=False)}\n")
+        paper = table[(table["grid"] == "paper") & (table["samples"] == 50)]
+        if grid == "paper" and (paper["calls_ratio_sampling_to_logprobs"] < arguments.target).any():
+            ok = False
+            print(f"FAIL: log-probabilities save fewer than {arguments.target:g}x calls somewhere\n")
+        elif grid == "paper":
+            print(f"sampling / log-probability calls per strategy, paper grid: "
+                  f"{paper['calls_ratio_sampling_to_logprobs'].min():g}x at least (target {arguments.target:g}x)\n")
+
+    if not arguments.no_server:
+        result = throughput(arguments.replicates)
+        print("## 2. Throughput on the embedded model (seconds per request, one run)\n")
+        print(pd.Series(result).to_frame("value").to_markdown() + "\n")
+        print(f"- pipeline / server rate: {result['server_prefix_order'] / result['pipeline_request']:.2f}")
+        print(f"- interleaved / prefix-ordered time per request: "
+              f"{result['server_interleaved'] / result['server_prefix_order']:.2f}")
+        print(f"- one log-probability request / one sampled request: "
+              f"{result['server_logprobs_request'] / result['server_sampled_request']:.2f}")
+        print(f"- share of the pipeline job's time inside calls: {result['pipeline_share_in_calls']:.2f}\n")
+
+    share = run_share(arguments.run_dir)
+    print("## 3. The default run's wall time inside provider calls\n")
+    if share is None:
+        print(f"no finished fresh run in {arguments.run_dir} (run `make run` there first)\n")
+    else:
+        print(f"{share['log']}: {share['calls']} calls; {share['inside_calls_s']:.0f} s inside calls of "
+              f"{share['wall_s']:.0f} s wall time: share {share['share']:.2f}\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
