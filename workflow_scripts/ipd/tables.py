@@ -16,6 +16,7 @@ import math
 import pandas as pd
 
 from workflow_scripts.gametheory.memory import OUTCOMES
+from workflow_scripts.ipd.estimates import PROBABILITY, SAMPLED
 from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS
 from workflow_scripts.ipd.scenarios import MEMORY2_SCENARIOS, kind_of_columns, scenario_title, strategy_column, strategy_columns
 
@@ -78,10 +79,11 @@ def _blocked(frame: pd.DataFrame, render) -> dict[str, pd.DataFrame]:
 def _estimate_table(part: pd.DataFrame) -> pd.DataFrame:
     """model x (strategy columns as '**p** [low, high]', closest)."""
     table = pd.DataFrame({"model": part["model"]})
+    methods = part["method"] if "method" in part.columns else pd.Series(SAMPLED, index=part.index)
     for column in strategy_columns(kind_of_columns(part.columns)):
         table[column] = [
-            _estimate_cell(p, lo, hi)
-            for p, lo, hi in zip(part[column], part[f"{column}_low"], part[f"{column}_high"])
+            _estimate_cell(p, lo, hi, method)
+            for p, lo, hi, method in zip(part[column], part[f"{column}_low"], part[f"{column}_high"], methods)
         ]
     table["closest"] = part["closest"].fillna("").replace("", "n/a").to_numpy()
     if "method" in part.columns:
@@ -117,11 +119,13 @@ def _pivot(frame: pd.DataFrame, index: str, columns: str, values: str) -> pd.Dat
     return table
 
 
-def _estimate_cell(p: float, low: float, high: float) -> str:
-    """'**p** [low, high]' of a sampled estimate; '**p** (probability)' of a probability, whose
-    interval is the point (a Wilson interval of n >= 1 answers never is)."""
+def _estimate_cell(p: float, low: float, high: float, method: str = SAMPLED) -> str:
+    """'**p** [low, high]' of a sampled estimate; '**p** (probability)' of an entry of a strategy
+    estimated from log-probabilities (``method``), whose interval is the point (of a strategy whose
+    entries were estimated both ways, the entries whose interval is the point: a Wilson interval of
+    n >= 1 answers never is)."""
     if p is None or math.isnan(p):
         return "n/a"
-    if low == high == p:
+    if PROBABILITY in str(method).split("+") and low == high == p:
         return f"**{p:.3f}** (probability)"
     return f"**{p:.2f}** [{low:.2f}, {high:.2f}]"

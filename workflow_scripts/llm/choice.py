@@ -142,7 +142,9 @@ async def ask_choice(
     Raises:
         PermanentQueryError: from the provider (the model cannot be asked at all).
     """
-    return (await ask_choices(model, messages, options, [replicate], max_reasks, reask_note, label, logprobs))[0]
+    options, logprobs = tuple(options), _wants_logprobs(model, logprobs)
+    first = await model.complete(Request(messages, replicate, options, _label(label, replicate), logprobs))
+    return await _follow_up(model, messages, options, replicate, first, max_reasks, reask_note, label, logprobs)
 
 
 async def ask_choices(
@@ -164,8 +166,7 @@ async def ask_choices(
     Raises:
         PermanentQueryError: from the provider (the model cannot be asked at all).
     """
-    options = tuple(options)
-    logprobs = model.spec.wants_logprobs if logprobs is None else logprobs
+    options, logprobs = tuple(options), _wants_logprobs(model, logprobs)
     firsts = await model.complete_batch([Request(messages, r, options, _label(label, r), logprobs) for r in replicates])
     return list(await asyncio.gather(*(
         _follow_up(model, messages, options, replicate, first, max_reasks, reask_note, label, logprobs)
@@ -201,6 +202,11 @@ def probabilities_of(spec: ModelSpec, completion: Completion, options: Sequence[
     if temperature is None:
         return ChoiceProbabilities(None, None, "decoding.temperature is not stated")
     return choice_probabilities(completion.logprobs, options, float(temperature), spec.answer_format, spec.max_outside)
+
+
+def _wants_logprobs(model: LanguageModel, logprobs: bool | None) -> bool:
+    """``logprobs`` as given, else what the model's ``estimation`` says."""
+    return model.spec.wants_logprobs if logprobs is None else logprobs
 
 
 def _label(label: str, replicate: int | str) -> str:
