@@ -121,6 +121,17 @@ def test_the_estimation_check_puts_the_probability_beside_the_wilson_interval():
     assert check_summary(check.reset_index()).iloc[0][["compared", "inside", "no_probability"]].tolist() == [2, 1, 1]
 
 
+def test_the_estimation_check_takes_memory1_experiments_only():
+    """ipd.analysis.estimation_check naming a memory-2 experiment is refused, naming the field."""
+    from workflow_scripts.errors import ConfigError
+    from workflow_scripts.ipd.conditions import analysis_settings
+
+    ipd = {"experiments": {"original": {"kind": "memory1"}, "memory2": {"kind": "memory2"}}}
+    assert analysis_settings({**ipd, "analysis": {"estimation_check": ["original"]}})["estimation_check"] == ["original"]
+    with pytest.raises(ConfigError, match=r"ipd\.analysis\.estimation_check: \['memory2'\]"):
+        analysis_settings({**ipd, "analysis": {"estimation_check": ["memory2"]}})
+
+
 def test_plan_calls_by_method():
     """Per scenario with 50 samples: 50 calls sampled one by one, ceil(50/8) = 7 with n = 8, 1 with
     log-probabilities. The original experiment (10 framings x 5 scenarios) of a logprobs model: 50 calls,

@@ -5,10 +5,11 @@ every reason to fall back is taken and recorded; n samples per call are cached o
 import asyncio
 import json
 
+import pandas as pd
 import pytest
 
 from tests.stub_server import StubServer
-from workflow_scripts.llm import Request, Runtime, estimate_choice, estimate_records, open_models
+from workflow_scripts.llm import Request, Runtime, estimate_choice, estimate_records, open_models, records
 from workflow_scripts.llm.templates import PromptTemplate
 
 NOTE = PromptTemplate("reask", 'Your answer "$previous" was unreadable. Answer with one of: $options.', ("previous", "options"))
@@ -48,6 +49,8 @@ def test_free_text_probabilities_are_exact(tmp_path, stub):
         assert result.probabilities["L"] == pytest.approx(expected, abs=1e-12)
         assert result.probabilities["L"] + result.probabilities["R"] == pytest.approx(1.0, abs=1e-12)
         assert counts["calls"] == 1
+        summary = records.summarise(pd.DataFrame(estimate_records(result))).iloc[0]
+        assert (summary["probability_estimates"], summary["fallbacks"]) == (1, 0)
     asked = stub.outcomes()
     assert len(asked) == 2 and all(o["logprobs"] for o in asked)
 
@@ -74,6 +77,8 @@ def test_an_answer_missing_from_the_top_list_falls_back_to_sampling_and_says_so(
     assert [r["estimation"] for r in rows] == ["logprobs"] + ["sample"] * 4
     assert all("not among the top" in r["fallback"] for r in rows) and rows[0]["choice_probabilities"] is None
     assert counts["calls"] == 5 and [o["logprobs"] for o in stub.outcomes()] == [True] + [False] * 4
+    summary = records.summarise(pd.DataFrame(rows).assign(model="m")).iloc[0]
+    assert (summary["fallbacks"], summary["probability_estimates"], summary["questions"]) == (1, 0, 5)
 
 
 def test_silently_dropped_log_probabilities_fall_back(tmp_path, stub):
