@@ -36,7 +36,6 @@ import sys
 import tempfile
 import time
 import urllib.request
-from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -223,24 +222,25 @@ def pipeline_time(entry: dict, condition, asked, config: dict, scratch: Path) ->
 MERGED_ANSWERS = ("ipd/*/answers.parquet", "ipd/*/moves.parquet", "ipd/*/logprob_answers.parquet",
                   "crg/decisions.parquet", "crg/questions.parquet")
 """Every answer of a run, once (the merged tables; each row's latency_s sums its attempts' calls)."""
-LOG_TIME = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]")
+ELAPSED = re.compile(r"^Elapsed time: (\d+):(\d\d):(\d\d(?:\.\d+)?)$", re.MULTILINE)
+"""Snakemake's last log line: the run's wall time."""
 
 
 def run_share(run_dir: Path) -> dict | None:
-    """Provider-call time over wall time of the newest finished Snakemake run in ``run_dir`` (None if
-    there is none, or if it made no call: a rerun from the cache measures nothing)."""
+    """Provider-call time over wall time of the newest finished Snakemake run in ``run_dir`` (its log's
+    'Elapsed time'); None if there is none, or if it made no call (a rerun from the cache measures nothing)."""
     logs = sorted((run_dir / ".snakemake" / "log").glob("*.snakemake.log"))
     stats = list((run_dir / "results").glob("**/*query_stats.csv"))
-    if not logs or not stats:
+    elapsed = ELAPSED.search(logs[-1].read_text()) if logs else None
+    if elapsed is None or not stats:
         return None
-    stamps = [datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y")
-              for line in logs[-1].read_text().splitlines() if (m := LOG_TIME.match(line))]
     calls = sum(int(pd.read_csv(path)["calls"].sum()) for path in stats)
-    if len(stamps) < 2 or calls == 0:
+    if calls == 0:
         return None
+    hours, minutes, seconds = elapsed.groups()
+    wall = 3600 * int(hours) + 60 * int(minutes) + float(seconds)
     inside = sum(float(pd.read_parquet(path, columns=["latency_s"])["latency_s"].fillna(0).sum())
                  for pattern in MERGED_ANSWERS for path in (run_dir / "results").glob(pattern))
-    wall = (stamps[-1] - stamps[0]).total_seconds()
     return {"log": logs[-1].name, "wall_s": wall, "inside_calls_s": inside, "share": inside / wall, "calls": calls}
 
 
