@@ -11,9 +11,10 @@
    memory-1 condition, every scenario x ``--replicates``) sent straight to a llama.cpp server in
    prefix order (every replicate of a prompt back to back, as the pipeline orders them) and
    interleaved (consecutive prompts differ), then through the pipeline (the layer's wrappers and the
-   elicitation job's code, fresh cache); and one log-probability request per scenario against the
-   sampled ones. Ratios: pipeline / server rate, interleaved / prefix-ordered time per request,
-   log-probability request / sampled request.
+   elicitation job's code, fresh cache), alternated twice on one server so that the machine's load
+   affects all three alike; and one log-probability request per scenario against a sampled one.
+   Ratios: pipeline / server rate, interleaved / prefix-ordered time per request, log-probability
+   request / sampled request.
 3. **Where the default run's time goes**: from a finished fresh run (``--run-dir``, default the
    repository: ``results/`` and Snakemake's newest log), the summed latency of its provider calls
    over the run's wall time.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import math
 import re
@@ -169,52 +171,57 @@ def post(base: str, body: dict) -> float:
     return time.perf_counter() - started
 
 
-def throughput(replicates: int) -> dict:
-    """Seconds per request: straight to the server (prefix order, interleaved, log-probabilities)
-    and through the pipeline, on the default grid's first memory-1 condition."""
+def throughput(replicates: int, rounds: int = 2) -> dict:
+    """Seconds per request on one llama.cpp server: straight to it (prefix order, interleaved) and
+    through the pipeline's wrappers, alternated ``rounds`` times (so a change of the machine's load
+    affects all three alike); then one log-probability request per scenario against a sampled one.
+    The prompts are the default grid's first memory-1 condition, ``replicates`` per scenario."""
     from workflow_scripts.llm.embedded import embedded_server, gguf_path
 
     config = validated(merged_config([REPO / "config/config.yaml"]))
     name = "gemma3-270m"
-    entry = answer_entry(name, config["models"][name])
-    spec = ModelSpec.from_config(name, entry)
-    condition = experiment_conditions(config["ipd"], "original")[0]
+    spec = ModelSpec.from_config(name, answer_entry(name, config["models"][name]))
+    condition = dataclasses.replace(experiment_conditions(config["ipd"], "original")[0], samples=replicates)
     asked = prefix_order(probes(condition, config["ipd"]["system_prompt"]), lambda p: p.messages)
     grouped = [(p, r) for p in asked for r in range(replicates)]
     interleaved = [(p, r) for r in range(replicates) for p in asked]
-    result = {"requests": len(grouped), "prompts": len(asked)}
+    times: dict[str, list[float]] = {"server_prefix_order": [], "server_interleaved": [], "pipeline": []}
+    shares = []
     with tempfile.TemporaryDirectory() as scratch:
         model_file = gguf_path(spec.embedded, REPO / config["embedded"]["model_dir"])
         with embedded_server(model_file, Path(scratch) / "server.log") as base:
             post(base, server_body(spec, [{"role": "user", "content": "Warm-up."}], 0))
-            for label, order in (("server_prefix_order", grouped), ("server_interleaved", interleaved)):
-                result[label] = sum(post(base, server_body(spec, p.messages, r)) for p, r in order) / len(order)
+            served = dataclasses.replace(spec, api_base=base)
+            for round_ in range(rounds):
+                times["server_prefix_order"].append(_mean([post(base, server_body(spec, p.messages, r)) for p, r in grouped]))
+                per_request, share = pipeline_time(served, condition, asked, Path(scratch) / f"cache{round_}")
+                times["pipeline"].append(per_request)
+                shares.append(share)
+                times["server_interleaved"].append(_mean([post(base, server_body(spec, p.messages, r)) for p, r in interleaved]))
             sampled, with_logprobs = [], []
-            for probe in asked:  # the prompt's prefix is cached by the sample before each request
-                sampled.append(post(base, server_body(spec, probe.messages, 0)))
-                with_logprobs.append(post(base, server_body(spec, probe.messages, 0, logprobs=True)))
-            result["server_sampled_request"] = _mean(sampled)
-            result["server_logprobs_request"] = _mean(with_logprobs)
-        result |= pipeline_time(entry, condition, asked, config, Path(scratch))
-    return result
+            for probe in asked:  # each request follows one of the same prompt: its prefix is cached
+                sampled.append(post(base, server_body(spec, probe.messages, replicates)))
+                with_logprobs.append(post(base, server_body(spec, probe.messages, replicates, logprobs=True)))
+    return {"requests_per_measurement": len(grouped), "rounds": rounds,
+            **{label: _mean(values) for label, values in times.items()},
+            "server_sampled_request": _mean(sampled), "server_logprobs_request": _mean(with_logprobs),
+            "pipeline_share_in_calls": _mean(shares)}
 
 
-def pipeline_time(entry: dict, condition, asked, config: dict, scratch: Path) -> dict:
-    """Seconds per request of the elicitation job's code through the layer (fresh cache; the server
-    is started by a warm-up question first), and the share of that time spent inside calls."""
-    from workflow_scripts.llm import Runtime, ask_choice, open_models
+def pipeline_time(spec: ModelSpec, condition, asked, cache_dir: Path) -> tuple[float, float]:
+    """(seconds per request, share of the time inside calls) of the elicitation job's code through the
+    layer's wrappers (``Accounted(Cached(Bounded(provider)))``, as a job stacks them, with a fresh cache),
+    on the server at ``spec.api_base``."""
+    from workflow_scripts.llm.accounting import Accounted, JobStats
+    from workflow_scripts.llm.cache import Cached, ResponseCache
+    from workflow_scripts.llm.limits import Bounded
+    from workflow_scripts.llm.provider import LiteLLMModel
 
-    runtime = Runtime(str(scratch / "cache"), embedded=dict(config["embedded"]) | {"model_dir": str(REPO / "models")},
-                      log_dir=str(scratch / "logs"))
-    texts = templates()
-    with open_models({"gemma3-270m": entry}, runtime) as session:
-        model = session.models["gemma3-270m"]
-        asyncio.run(ask_choice(model, [{"role": "user", "content": "Warm-up."}], ACTIONS, 0, 0, texts["reask"]))
-        started = time.perf_counter()
-        rows = asyncio.run(elicit(model, condition, list(asked), 0, texts))
-        elapsed = time.perf_counter() - started
-    return {"pipeline_request": elapsed / len(rows),
-            "pipeline_share_in_calls": sum(r["latency_s"] or 0 for r in rows) / elapsed}
+    model = Accounted(Cached(Bounded(LiteLLMModel(spec), spec.max_concurrency), ResponseCache(cache_dir)), JobStats())
+    started = time.perf_counter()
+    rows = asyncio.run(elicit(model, condition, list(asked), 0, templates()))
+    elapsed = time.perf_counter() - started
+    return elapsed / len(rows), sum(r["latency_s"] or 0 for r in rows) / elapsed
 
 
 # --- 3. the default run -----------------------------------------------------------------------
@@ -275,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         result = throughput(arguments.replicates)
         print("## 2. Throughput on the embedded model (seconds per request, one run)\n")
         print(pd.Series(result).to_frame("value").to_markdown() + "\n")
-        print(f"- pipeline / server rate: {result['server_prefix_order'] / result['pipeline_request']:.2f}")
+        print(f"- pipeline / server rate: {result['server_prefix_order'] / result['pipeline']:.2f}")
         print(f"- interleaved / prefix-ordered time per request: "
               f"{result['server_interleaved'] / result['server_prefix_order']:.2f}")
         print(f"- one log-probability request / one sampled request: "
