@@ -22,6 +22,7 @@ configfile: CONFIG_FILE
 include: "rules/common.smk"
 include: "rules/ipd_query.smk"
 include: "rules/ipd_estimates.smk"
+include: "rules/ipd_estimation_check.smk"
 include: "rules/ipd_report.smk"
 include: "rules/ipd_play.smk"
 include: "rules/ipd_classify.smk"

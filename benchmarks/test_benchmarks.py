@@ -3,9 +3,12 @@
 Each test runs a benchmark script's main() with its defaults and requires exit status 0:
 for bench_memory2_nash.py that means identical Nash / rival verdicts of the MDP and of the
 brute force over all 2^21 deterministic memory-2 strategies on 27 strategies at w = 0 and
-w = 0.01, and a speed-up of at least 1000x. Use `pytest benchmarks -q -s` to see the tables.
+w = 0.01, and a speed-up of at least 1000x; for bench_calls.py, log-probabilities making at least
+50x fewer calls per strategy than 50-sample elicitation on the paper grid. Use
+`pytest benchmarks -q -s` to see the tables.
 """
 
+import bench_calls
 import bench_memory2_nash
 import bench_random_opponents
 
@@ -18,3 +21,9 @@ def test_memory2_nash_benchmark():
 def test_random_opponents_benchmark():
     """10^6 random memory-1 opponents at w = 0 and w = 0.01 complete (time and memory printed)."""
     assert bench_random_opponents.main([]) == 0
+
+
+def test_calls_benchmark():
+    """Calls, prompt tokens and answers per strategy by method (>= 50x fewer calls with log-probabilities
+    on the paper grid), the embedded model's throughput ratios, the default run's share inside calls."""
+    assert bench_calls.main([]) == 0

@@ -15,7 +15,7 @@ from workflow_scripts.ipd.pairs import model_pairs, pair_models  # noqa: E402
 from workflow_scripts.errors import ConfigError  # noqa: E402
 from workflow_scripts.ipd.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime  # noqa: E402
-from workflow_scripts.llm.spec import answer_entry  # noqa: E402
+from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
 from workflow_scripts.provider_check import environment_problems, provider_problems, start_problems  # noqa: E402
 from workflow_scripts.redaction import redact  # noqa: E402
 from workflow_scripts.reporting import placement  # noqa: E402
@@ -80,10 +80,30 @@ def ipd_condition_ids(experiment):
     return [c for c in ids if not ONLY_CONDITIONS or c in ONLY_CONDITIONS]
 
 
-def model_params(model, decoding=None):
+def model_params(model, decoding=None, estimation=None):
     """Everything about a model that shapes its answers, for a query job's params: its config
-    entry (schema defaults filled in), the identity of what serves it, and ``decoding`` overrides."""
-    return answer_entry(model, config["models"][model], decoding)
+    entry (schema defaults filled in), the identity of what serves it, and ``decoding`` /
+    ``estimation`` overrides."""
+    return answer_entry(model, config["models"][model], decoding, estimation)
+
+
+def ipd_check_models():
+    """IPD models that can estimate from log-probabilities (the estimation check asks them)."""
+    return [m for m in IPD_MODELS if probability_capable(m, config["models"][m])]
+
+
+def ipd_has_check(experiment):
+    """True if the experiment gets the estimation check (ipd.analysis.estimation_check) and a model can take it."""
+    return experiment in IPD_ANALYSIS["estimation_check"] and bool(ipd_check_models())
+
+
+def ipd_logprob_files(experiment, suffix="parquet"):
+    """Per model x condition files of the estimation check's log-probability requests."""
+    return [
+        f"results/ipd/{experiment}/logprobs/{model}/{condition}.{suffix}"
+        for model in ipd_check_models()
+        for condition in ipd_condition_ids(experiment)
+    ]
 
 
 def ipd_templates(experiment):
@@ -164,6 +184,9 @@ def ipd_experiment_targets(experiment):
         names += ["classification.csv", "tables/classification.md"]
     if any(c.labels != STANDARD_LABELS for c in IPD_CONDITIONS[experiment]):
         names += ["label_swap.csv", "tables/label_swap.md"]
+    if ipd_has_check(experiment):
+        names += ["estimation_check.csv", "tables/estimation_check.md", "figures/estimation_check.png",
+                  "figures/estimation_check.pdf"]
     names += [f"figures/{f}.{ext}" for f in ipd_figures(experiment) for ext in ("png", "pdf")]
     return [f"results/ipd/{experiment}/{name}" for name in names]
 

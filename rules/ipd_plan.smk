@@ -15,6 +15,7 @@ rule ipd_plan:
     params:
         models=IPD_MODELS,
         ipd=config["ipd"],
+        entries={m: model_params(m) for m in IPD_MODELS},
     conda:
         "../envs/analysis.yaml"
     script:

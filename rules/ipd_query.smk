@@ -14,6 +14,7 @@ rule ipd_elicit:
         system_prompt=config["ipd"]["system_prompt"],
         max_reasks=config["ipd"]["max_reasks"],
         runtime=RUNTIME,
+        sample_on_fallback=True,
     resources:
         embedded_llm=lambda w: is_embedded(w.model),
         api_calls=lambda w: api_calls([w.model]),

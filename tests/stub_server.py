@@ -6,7 +6,18 @@ tested is what happens with a real provider: status codes, ``Retry-After``, time
 bodies. The model name says how to answer and which faults to inject, options joined by ``;``:
 
 - ``ipd:<strategy>`` / ``crg:<rule>``: answer as :mod:`workflow_scripts.scripted` /
-  :mod:`workflow_scripts.crg.scripted_provider` would (the first option is required);
+  :mod:`workflow_scripts.crg.scripted_provider` would (the first option is required); asked for
+  log-probabilities, an ``ipd:`` player reports P(L) = its strategy's entry for the prompt's history
+  and P(R) = 1 - P(L) at the answer position;
+- ``probs:<token>=<p>,<token>=<p>,...``: a model whose next-token distribution at the answer
+  position is the given one (tokens may carry SentencePiece's ``▁`` for a space; the rest of the
+  mass is on tokens never reported). It samples a token at the request's temperature (p^(1/T)
+  renormalised; under a grammar only among the grammar's answers, as llama.cpp does) and reports
+  the untempered log-probabilities of the ``top_logprobs`` most likely tokens, as OpenAI and
+  llama.cpp do;
+- ``drop_logprobs``: never returns log-probabilities (as a provider that drops them silently);
+  ``no_n``: returns one choice whatever ``n`` asks (as llama.cpp's server does); otherwise a
+  request with ``n`` gets n choices, each drawn independently;
 - ``ignore_grammar``: a request with a grammar or a response format gets free text around the move
   (``"L. I choose this because ..."``), as a server that ignores its constraint would;
 - ``policy=<k>``: a request whose prompt hashes to 0 mod k is rejected as OpenAI rejects content
@@ -18,15 +29,17 @@ bodies. The model name says how to answer and which faults to inject, options jo
   0.1), ``hang=<s>`` (default 3);
 - ``quota``: every call is a 429 ``insufficient_quota``; ``auth``: every call is a 401.
 
-Every request is logged as one JSON line (model, outcome) to ``log``, so tests count calls
-independently of the pipeline's own accounting.
+Every request is logged as one JSON line (model, outcome, n, logprobs asked) to ``log``, so tests
+count calls independently of the pipeline's own accounting.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,7 +47,7 @@ from pathlib import Path
 
 from workflow_scripts.crg import scripted_provider
 from workflow_scripts.scripted import answer as ipd_answer
-from workflow_scripts.scripted import user_text
+from workflow_scripts.scripted import cooperation_probability, user_text
 
 TRANSIENT = ("429", "500", "503", "timeout")
 
@@ -55,9 +68,9 @@ class Stub:
     def __init__(self, log: Path, seed: int = 0):
         self.log, self.random, self.turn, self.lock = log, random.Random(seed), 0, threading.Lock()
 
-    def record(self, model: str, outcome: str) -> None:
+    def record(self, model: str, outcome: str, n: int = 1, logprobs: bool = False) -> None:
         with self.lock, self.log.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"model": model, "outcome": outcome}) + "\n")
+            handle.write(json.dumps({"model": model, "outcome": outcome, "n": n, "logprobs": logprobs}) + "\n")
 
     def transient(self, rate: float) -> str | None:
         with self.lock:
@@ -74,6 +87,41 @@ def reply_text(player: str, prompt: str, seed) -> str:
     return ipd_answer(name, prompt, seed)
 
 
+def distribution(player: str, prompt: str) -> dict[str, float] | None:
+    """The answer position's next-token distribution of a ``probs:`` or ``ipd:`` player (None for others)."""
+    kind, _, name = player.partition(":")
+    if kind == "probs":
+        pairs = (item.rpartition("=") for item in name.split(","))
+        return {token: float(p) for token, _, p in pairs}
+    if kind == "ipd" and not name.startswith(("text:", "lastround:")):
+        p = cooperation_probability(name, prompt)
+        return {token: q for token, q in (("L", p), ("R", 1 - p)) if q > 0}
+    return None
+
+
+def sampled_token(tokens: dict[str, float], temperature: float, allowed, rng: random.Random) -> str:
+    """A token drawn with probability p^(1/T) renormalised over ``allowed`` tokens (all if None);
+    the most likely one at T = 0."""
+    pool = {t: p for t, p in tokens.items() if allowed is None or t in allowed}
+    if temperature == 0:
+        return max(pool, key=pool.get)
+    weights = [p ** (1 / temperature) for p in pool.values()]
+    return rng.choices(list(pool), weights)[0]
+
+
+def token_logprobs(token: str, tokens: dict[str, float], top: int) -> list[dict]:
+    """OpenAI's chat ``logprobs.content`` of a one-token answer: untempered, the top ``top`` tokens."""
+    ranked = sorted(tokens.items(), key=lambda item: item[1], reverse=True)[:top]
+    return [{"token": token, "logprob": math.log(tokens[token]), "bytes": None,
+             "top_logprobs": [{"token": t, "logprob": math.log(p), "bytes": None} for t, p in ranked]}]
+
+
+def grammar_answers(body: dict):
+    """The answers of a llama.cpp grammar ``root ::= "L" | "R"`` in the request, or None."""
+    grammar = (body.get("extra_body") or {}).get("grammar") or body.get("grammar")
+    return re.findall(r'"([^"]*)"', grammar) if grammar else None
+
+
 class Handler(BaseHTTPRequestHandler):
     stub: Stub
 
@@ -88,21 +136,37 @@ class Handler(BaseHTTPRequestHandler):
         model, messages = body["model"], body["messages"]
         player, options = options_of(model)
         prompt = user_text(messages)
+        n = 1 if options.get("no_n") else int(body.get("n") or 1)
         outcome = self._fault(options, prompt)
-        self.stub.record(model, outcome or "answered")
+        self.stub.record(model, outcome or "answered", n, bool(body.get("logprobs")))
         if outcome:
             return
-        text = reply_text(player, prompt, body.get("seed"))
+        choices = [self._choice(i, body, player, options, prompt) for i in range(n)]
+        self._send(200, {
+            "id": "stub-1", "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": choices,
+            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": n, "total_tokens": len(prompt) // 4 + n},
+        })
+
+    def _choice(self, index: int, body: dict, player: str, options: dict, prompt: str) -> dict:
+        """Choice ``index`` of the reply: its text and, if asked and not dropped, its log-probabilities."""
+        seed = body.get("seed") if index == 0 else f"{body.get('seed')}/{index}"
+        tokens = distribution(player, prompt)
+        if player.startswith("probs:"):
+            rng = random.Random(hashlib.sha256(f"{seed}/{prompt}".encode()).digest())
+            token = sampled_token(tokens, float(body.get("temperature", 1.0)), grammar_answers(body), rng)
+            text = token.replace("\u2581", " ")
+        else:
+            text = token = reply_text(player, prompt, seed)
         constrained = "grammar" in (body.get("extra_body") or body) or body.get("response_format")
         if options.get("ignore_grammar") and constrained:
             text = f"{text}. I choose this because it seemed best."
         elif body.get("response_format"):
             text = json.dumps({"choice": text})
-        self._send(200, {
-            "id": "stub-1", "object": "chat.completion", "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 1, "total_tokens": len(prompt) // 4 + 1},
-        })
+        choice = {"index": index, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        if body.get("logprobs") and tokens and not options.get("drop_logprobs"):
+            choice["logprobs"] = {"content": token_logprobs(token, tokens, int(body.get("top_logprobs") or 0))}
+        return choice
 
     def _fault(self, options: dict, prompt: str) -> str | None:
         """Send the fault's reply and name it, or None to answer normally."""

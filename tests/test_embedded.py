@@ -7,22 +7,11 @@ import subprocess
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO
-from workflow_scripts.llm import STATUSES, VALID, Request, Runtime, open_models, parse_answer
+from tests.embedded_helpers import MODEL_DIR, embedded_entry, embedded_runtime
+from workflow_scripts.llm import STATUSES, VALID, Request, open_models, parse_answer
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
-MODEL_DIR = str(REPO / "models")  # the same GGUF file `make run` assembles; git-ignored
-
-
-def embedded_entry(answer_format="grammar"):
-    return {
-        "enabled": True, "litellm_model": "openai/gemma-3-270m-q4_k_m", "embedded": "gemma3-270m-q4-k-m",
-        "answer_format": answer_format, "decoding": {"temperature": 1.0, "max_tokens": 16, "seed": 11},
-        "max_concurrency": 1,
-    }
-
-
 def llama_servers() -> list[str]:
     found = subprocess.run(["pgrep", "-af", "llama_cpp.server"], capture_output=True, text=True).stdout
     return [line for line in found.splitlines() if "pgrep" not in line]
@@ -55,8 +44,7 @@ def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
 
 def test_json_schema_constrained_answers_parse(tmp_path):
     """answer_format json_schema: llama.cpp honours {"type": "json_object", "schema": enum}."""
-    runtime = Runtime(str(tmp_path / "cache"), embedded={"model_dir": MODEL_DIR, "n_ctx": 2048, "threads": 2},
-                      log_dir=str(tmp_path / "logs"))
+    runtime = embedded_runtime(tmp_path)
     messages = [{"role": "user", "content": "Do you choose L or R? Give only the character as output."}]
 
     async def two_answers(model):

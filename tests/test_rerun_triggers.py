@@ -17,7 +17,7 @@ import yaml
 from tests.conftest import REPO, scripted_config
 
 pytestmark = pytest.mark.slow
-QUERY_RULES = {"ipd_elicit", "ipd_play", "crg_play"}
+QUERY_RULES = {"ipd_elicit", "ipd_logprobs", "ipd_play", "crg_play"}
 
 
 def config(template_dir):

@@ -54,7 +54,9 @@ def validated(instance: Mapping, definition: str | None = None, where: str = "")
     error = jsonschema.exceptions.best_match(validator_class(target).iter_errors(result))
     if error is not None:
         path = ".".join(str(p) for p in [where, *error.absolute_path] if p != "")
-        raise ConfigError(f"config error in field {path or '(top level)'}: {error.message}")
+        hint = error.schema.get("description") if isinstance(error.schema, dict) else None
+        raise ConfigError(f"config error in field {path or '(top level)'}: {error.message}"
+                          + (f" (expected: {hint})" if hint else ""))
     return result
 
 

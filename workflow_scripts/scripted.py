@@ -57,9 +57,14 @@ def history(prompt: str) -> list[str]:
 
 def memory_move(strategy, outcomes: list[str], rng: random.Random) -> str:
     """Move of a memory-n strategy (gametheory.memory layout) after ``outcomes`` (oldest first)."""
+    return "L" if rng.random() < memory_entry(strategy, outcomes) else "R"
+
+
+def memory_entry(strategy, outcomes: list[str]) -> float:
+    """The cooperation probability a memory-n strategy uses after ``outcomes`` (oldest first)."""
     depth = memory_of(np.asarray(strategy, dtype=float))
     recent = tuple(reversed(outcomes[-depth:])) if outcomes else ()
-    return "L" if rng.random() < strategy[history_index(recent)] else "R"
+    return float(strategy[history_index(recent)])
 
 
 def is_announced_last_round(prompt: str) -> bool:
@@ -95,6 +100,16 @@ def answer(name: str, prompt: str, seed: int | None) -> str:
         return "R" if is_announced_last_round(prompt) else answer(name[len("lastround:"):], prompt, seed)
     digest = hashlib.sha256(f"{seed}/{prompt}".encode()).digest()
     return memory_move(strategy_of(name), history(prompt), random.Random(digest))
+
+
+def cooperation_probability(name: str, prompt: str) -> float:
+    """P(L) of strategy ``name`` (a named, ``m1:`` or ``m2:`` strategy) after the history in ``prompt``:
+    the entry :func:`memory_move` draws from.
+
+    Raises:
+        ValueError: for an unknown strategy name, or a ``text:`` / ``lastround:`` player.
+    """
+    return memory_entry(strategy_of(name), history(prompt))
 
 
 def user_text(messages: list[dict]) -> str:

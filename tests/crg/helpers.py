@@ -23,6 +23,7 @@ class FakeSpec:
     name: str
     litellm_model: str
     answer_format: str = "free_text"
+    wants_logprobs: bool = False
 
 
 class FakeClient:

@@ -16,6 +16,9 @@ class ScriptedModel:
     spec: ModelSpec = field(default_factory=lambda: ModelSpec.from_config("fake", {"litellm_model": "fake/m"}))
     requests: list = field(default_factory=list)
 
+    async def complete_batch(self, requests) -> list[Completion]:
+        return [await self.complete(request) for request in requests]
+
     async def complete(self, request: Request) -> Completion:
         self.requests.append(request)
         item = self.texts[len(self.requests) - 1]

@@ -122,3 +122,46 @@ def test_credentials_in_parameters_are_refused_without_echoing_them():
 def test_an_unknown_field_is_refused_naming_it():
     with pytest.raises(ConfigError, match="models.m"):
         ModelSpec.from_config("m", {**BASE, "temprature": 1})
+
+
+# --- estimation (issue 11) ---
+
+def test_logprobs_requests_ask_for_the_top_list_and_n_is_sent_only_above_one():
+    """estimation logprobs: logprobs true and top_logprobs = logprobs.top; a batch of 3 sends n = 3."""
+    spec = ModelSpec.from_config("m", {**BASE, "estimation": "logprobs", "capabilities": {"logprobs": True},
+                                       "logprobs": {"top": 7}})
+    sent = spec.request_params(MESSAGES, 0, ("L", "R"), logprobs=True, n=3)
+    assert (sent["logprobs"], sent["top_logprobs"], sent["n"]) == (True, 7, 3)
+    single = spec.request_params(MESSAGES, 0, ("L", "R"))
+    assert "logprobs" not in single and "n" not in single
+
+
+@pytest.mark.parametrize("entry, field", [
+    ({**BASE, "capabilities": {"logprobs": True}, "decoding": {"top_p": 0.9, "temperature": 1.0}}, "models.m.decoding.top_p"),
+    ({**BASE, "capabilities": {"logprobs": True}, "decoding": {"max_tokens": 4}}, "models.m.decoding.temperature"),
+    ({**BASE, "capabilities": {"logprobs": False}}, "models.m.capabilities.logprobs"),
+    ({**BASE, "litellm_model": "anthropic/claude-sonnet-4-20250514"}, "models.m.capabilities.logprobs"),
+    ({**EMBEDDED, "answer_format": "json_schema"}, "models.m.answer_format"),
+    ({**EMBEDDED, "decoding": {**EMBEDDED["decoding"], "repeat_penalty": 1.1}}, "models.m.decoding.repeat_penalty"),
+], ids=["top_p", "no_temperature", "no_logprobs", "anthropic", "embedded_json", "repeat_penalty"])
+def test_logprobs_that_cannot_be_exact_are_refused_naming_the_field(entry, field):
+    """Each of these makes the derived distribution differ from the sampled one (or unknowable)."""
+    with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+        ModelSpec.from_config("m", {**entry, "estimation": "logprobs"})
+
+
+def test_auto_asks_for_logprobs_only_where_they_can_be_exact():
+    """auto: the embedded model (grammar, temperature stated) and gpt-4o (litellm lists logprobs and
+    top_logprobs) ask; Anthropic (litellm lists neither) and a model without a stated temperature sample."""
+    def wants(entry):
+        return ModelSpec.from_config("m", {**entry, "estimation": "auto"}).wants_logprobs
+
+    assert wants(EMBEDDED) and wants({**BASE, "litellm_model": "openai/gpt-4o"})
+    assert not wants({**BASE, "litellm_model": "anthropic/claude-sonnet-4-20250514"})
+    assert not wants({**BASE, "litellm_model": "openai/gpt-4o", "decoding": {"max_tokens": 8}})
+    assert not ModelSpec.from_config("m", EMBEDDED).wants_logprobs, "the default estimation is sample"
+
+
+def test_decoding_n_is_refused_by_the_schema_pointing_at_capabilities_n():
+    with pytest.raises(ConfigError, match=r"models\.m\.decoding.*'n' was unexpected.*use capabilities\.n"):
+        ModelSpec.from_config("m", with_decoding(n=5))

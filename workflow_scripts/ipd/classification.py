@@ -39,7 +39,8 @@ def classification_table(
     Returns:
         One row per strategy and w: IDENTIFIERS, then gametheory.tables.RESULT_COLUMNS
         (w, pi_self, nash, partner, rival, random_opponent_share, payoff_min, payoff_max,
-        note, ...), and own_w (True where w is the w stated in the prompt).
+        note, ...), own_w (True where w is the w stated in the prompt), and method (how the
+        strategy was estimated: ``sampled``, ``probability``, both joined by '+'; when given).
 
     Raises:
         ValueError: if the table has neither memory-1 nor memory-2 strategy columns.
@@ -51,7 +52,15 @@ def classification_table(
     result = classify_strategies(frame, None, list(ws), n_random=n_random, seed=seed, errors="skip")
     own = strategies.set_index(["model", "condition"])["w"]
     own_w = [own.get((m, c), math.nan) for m, c in zip(result["model"], result["condition"])]
-    return result.assign(own_w=[not math.isnan(o) and math.isclose(w, o) for w, o in zip(result["w"], own_w)])
+    result = result.assign(own_w=[not math.isnan(o) and math.isclose(w, o) for w, o in zip(result["w"], own_w)])
+    return _with_method(result, strategies)
+
+
+def _with_method(result: pd.DataFrame, strategies: pd.DataFrame) -> pd.DataFrame:
+    """``result`` with each strategy's estimation method (column ``method`` of the strategy table)."""
+    if "method" not in strategies.columns:
+        return result
+    return result.merge(strategies[IDENTIFIERS + ["method"]], on=IDENTIFIERS, how="left")
 
 
 def class_tables(classified: pd.DataFrame, ws=DEFAULT_W) -> dict[str, pd.DataFrame]:
@@ -77,6 +86,8 @@ def _class_table(part: pd.DataFrame) -> pd.DataFrame:
         "payoff range": [_range(lo, hi) for lo, hi in zip(part["payoff_min"], part["payoff_max"])],
         "note": part["note"].fillna(""),
     })
+    if "method" in part.columns:
+        table["method"] = part["method"].fillna("").to_numpy()
     return table.set_index(["condition", "model"])
 
 

@@ -219,7 +219,8 @@ def analysis_settings(ipd: dict) -> dict:
     """``ipd.analysis`` with the schema's defaults filled in.
 
     Raises:
-        ConfigError: naming ``ipd.analysis.tournament_references`` for an unknown strategy.
+        ConfigError: naming ``ipd.analysis.tournament_references`` for an unknown strategy, or
+            ``ipd.analysis.estimation_check`` for a name that is not a memory-1 experiment.
     """
     from workflow_scripts.ipd.known import known_memory1
 
@@ -229,6 +230,10 @@ def analysis_settings(ipd: dict) -> dict:
     if unknown:
         raise ConfigError(f"ipd.analysis.tournament_references: unknown memory-1 strategies {unknown}; "
                           f"use any of {sorted(known)}")
+    memory1 = [name for name, spec in ipd["experiments"].items() if spec["kind"] == "memory1"]
+    wrong = [name for name in settings["estimation_check"] if name not in memory1]
+    if wrong:
+        raise ConfigError(f"ipd.analysis.estimation_check: {wrong} are not memory-1 experiments; use any of {memory1}")
     return settings
 
 

@@ -1,11 +1,16 @@
 """Strategy elicitation of seed 001 (SI §4.1-4.5): one job = one model x experiment x condition.
 
 Every scenario of the condition's kind (memory-1, memory-2, one-shot; see
-:mod:`workflow_scripts.ipd.scenarios`) is asked ``samples`` times (SI §5: 50); replicate
-r = 0..samples-1 is one question, asked through the one re-ask policy of
-:func:`workflow_scripts.llm.choice.ask_choice` (an unreadable answer is quoted and asked again up
-to ``max_reasks`` times). Every question is one row of the answers table; the share of L among
-its valid answers estimates the strategy entry (:mod:`workflow_scripts.ipd.estimates`).
+:mod:`workflow_scripts.ipd.scenarios`) is one question, estimated by the model's ``estimation``
+(:func:`workflow_scripts.llm.estimation.estimate_choice`): asked ``samples`` times (SI §5: 50;
+replicate r = 0..samples-1, through the one re-ask policy of
+:func:`workflow_scripts.llm.choice.ask_choices`, up to ``capabilities.n`` replicates per call), or
+once with log-probabilities, which give P(L) directly (falling back to the samples where they
+cannot). Every request is one row of the answers table (column ``estimation`` says which kind);
+:mod:`workflow_scripts.ipd.estimates` turns them into the strategy entries.
+
+Scenarios are asked in prefix order (:func:`workflow_scripts.llm.ordering.prefix_order`), every
+replicate of a scenario back to back, so a local server reuses the previous prompt's cached prefix.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import pyarrow as pa
 from workflow_scripts.ipd.conditions import Condition
 from workflow_scripts.ipd.prompts import ACTIONS, StagePayoffs, messages, templates, user_prompt
 from workflow_scripts.ipd.scenarios import scenarios
-from workflow_scripts.llm import TemplateSet, answer_record, ask_choice, records
+from workflow_scripts.llm import TemplateSet, estimate_choice, estimate_records, prefix_order, records
 from workflow_scripts.llm.choice import longest
 from workflow_scripts.llm.context import Longest
 
@@ -27,7 +32,7 @@ STUDY_FIELDS = [
     ("scenario", pa.string()), ("replicate", pa.int32()), ("action", pa.string()),
 ]
 SCHEMA = records.schema(STUDY_FIELDS)
-SORT_BY = ["model", "experiment", "condition", "scenario", "replicate"]
+SORT_BY = ["model", "experiment", "condition", "scenario", "replicate", "estimation"]
 
 
 @dataclass(frozen=True)
@@ -55,8 +60,13 @@ def probes(condition: Condition, system_prompt: str, texts: TemplateSet | None =
     ]
 
 
-async def elicit(model, condition: Condition, asked: list[Probe], max_reasks: int, texts: TemplateSet) -> list[dict]:
-    """Ask every probe ``condition.samples`` times; one row per question (nothing dropped).
+async def elicit(model, condition: Condition, asked: list[Probe], max_reasks: int, texts: TemplateSet,
+                 sample_on_fallback: bool = True) -> list[dict]:
+    """Estimate every probe (module docstring); one row per request (nothing dropped).
+
+    Args:
+        sample_on_fallback: False: a scenario whose log-probabilities cannot be used is not
+            sampled (the estimation check, whose sampled answers come from the elicitation).
 
     Returns:
         Rows with the study columns of :data:`STUDY_FIELDS` and the answer columns
@@ -68,15 +78,23 @@ async def elicit(model, condition: Condition, asked: list[Probe], max_reasks: in
     note = texts["reask"]
     label = f"{model.spec.name}/{condition.experiment}/{condition.id}"
 
-    async def one(probe: Probe, replicate: int) -> dict:
-        answer = await ask_choice(model, probe.messages, ACTIONS, replicate, max_reasks, note,
-                                  f"{label} {probe.scenario}")
-        return {
-            "experiment": condition.experiment, "condition": condition.id, "framing": condition.framing,
-            "scenario": probe.scenario, "replicate": replicate, "action": answer.value, **answer_record(answer),
-        }
+    async def one(probe: Probe) -> list[dict]:
+        estimate = await estimate_choice(model, probe.messages, ACTIONS, condition.samples, max_reasks, note,
+                                         f"{label} {probe.scenario}", sample_on_fallback)
+        return [
+            {"experiment": condition.experiment, "condition": condition.id, "framing": condition.framing,
+             "scenario": probe.scenario, "replicate": answer.attempts[0].replicate, "action": answer.value, **record}
+            for answer, record in zip(estimate.answers, estimate_records(estimate))
+        ]
 
-    return list(await asyncio.gather(*(one(p, r) for p in asked for r in range(condition.samples))))
+    ordered = prefix_order(asked, lambda probe: probe.messages)
+    return [row for rows in await asyncio.gather(*(one(p) for p in ordered)) for row in rows]
+
+
+def planned_requests(condition: Condition, asked: list[Probe], wants_logprobs: bool) -> int:
+    """Requests the job expects without re-asks or fallbacks (for progress): one per scenario with
+    log-probabilities, else ``samples`` per scenario."""
+    return len(asked) * (1 if wants_logprobs else condition.samples)
 
 
 def longest_prompt(condition: Condition, asked: list[Probe], max_reasks: int, texts: TemplateSet) -> Longest:

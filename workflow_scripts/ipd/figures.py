@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from workflow_scripts.ipd.estimates import PROBABILITY  # noqa: E402
 from workflow_scripts.ipd.tables import SCENARIO_TITLES  # noqa: E402
 
 PROBABILITY_LABEL = "P(cooperate, L) (share of valid answers)"
@@ -44,6 +45,14 @@ def wilson_errors(frame: pd.DataFrame) -> np.ndarray:
     """Asymmetric error bars (2 x n) from columns p_L, ci_low, ci_high (NaN -> 0)."""
     p = frame["p_L"].to_numpy(float)
     return np.nan_to_num(np.vstack([p - frame["ci_low"].to_numpy(float), frame["ci_high"].to_numpy(float) - p]))
+
+
+def interval_note(estimates: pd.DataFrame) -> str:
+    """What a figure's intervals are: 95% Wilson intervals of sampled answers, and, when some entries
+    are probabilities from log-probabilities (method ``probability``), that those have none."""
+    if "method" in estimates and estimates["method"].eq(PROBABILITY).any():
+        return "95% Wilson intervals; hatched / no interval: probability from log-probabilities"
+    return "95% Wilson intervals"
 
 
 def save(fig: plt.Figure, paths) -> None:
@@ -79,7 +88,7 @@ def cooperation_figure(estimates: pd.DataFrame, title: str, readings: dict | Non
         ax.set_ylabel("P(L)" if ax.get_subplotspec().is_first_col() else "")
     legend_below(fig, *axes[0].get_legend_handles_labels())
     fig.suptitle(
-        f"{title}: frequency of L per scenario (95% Wilson intervals)\n"
+        f"{title}: frequency of L per scenario ({interval_note(estimates)})\n"
         f"y: {PROBABILITY_LABEL}; scenario: previous outcome, own move first",
         fontsize=10,
     )
@@ -94,14 +103,18 @@ def strategy_readings(strategies: pd.DataFrame) -> dict[tuple[str, str], str]:
 
 
 def grouped_bars(ax, frame: pd.DataFrame, models: list[str], scenarios: list[str], labels=None) -> None:
-    """Bars of P(L) per scenario, one bar per model, with Wilson error bars."""
+    """Bars of P(L) per scenario, one bar per model, with Wilson error bars; bars of probabilities
+    from log-probabilities (method ``probability``) hatched, without an interval."""
     colors = model_colors(models)
     width = 0.8 / max(len(models), 1)
     x = np.arange(len(scenarios))
     for i, model in enumerate(models):
         part = frame[frame["model"] == model].set_index("scenario").reindex(scenarios)
-        ax.bar(x + (i - (len(models) - 1) / 2) * width, part["p_L"].to_numpy(float), width,
-               yerr=wilson_errors(part), capsize=2, label=model, color=colors[model])
+        bars = ax.bar(x + (i - (len(models) - 1) / 2) * width, part["p_L"].to_numpy(float), width,
+                      yerr=wilson_errors(part), capsize=2, label=model, color=colors[model])
+        exact = part["method"].eq(PROBABILITY) if "method" in part else pd.Series(False, index=part.index)
+        for bar, is_probability in zip(bars, exact):
+            bar.set_hatch("//" if is_probability else None)
     ax.set_xticks(x, labels or [SCENARIO_TITLES.get(s, s) for s in scenarios])
     ax.set_xlabel("scenario")
     ax.set_ylim(0, 1.05)

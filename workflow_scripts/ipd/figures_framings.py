@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.ipd.figures import PROBABILITY_LABEL, legend_below, model_colors, panel_grid, plt, wilson_errors
+from workflow_scripts.ipd.figures import PROBABILITY_LABEL, interval_note, legend_below, model_colors, panel_grid, plt, wilson_errors
 from workflow_scripts.ipd.scenarios import scenario_title
 
 UNGROUPED = "other"
@@ -52,7 +52,7 @@ def framing_figure(estimates: pd.DataFrame, groups: dict[str, list[str]], title:
         ax.set_title(f"scenario {scenario_title(scenario)}", fontsize=9, loc="left", pad=14)
     axes[-1].set_xlabel("framing sentence (grouped: " + ", ".join(dict.fromkeys(g for g, _ in order)) + ")")
     legend_below(fig, *axes[0].get_legend_handles_labels())
-    fig.suptitle(f"{title}: strategies under framings (95% Wilson intervals)")
+    fig.suptitle(f"{title}: strategies under framings ({interval_note(estimates)})")
     fig.tight_layout(rect=(0, 0.05, 1, 0.97))
     return fig
 

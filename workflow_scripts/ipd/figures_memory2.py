@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from workflow_scripts.ipd.figures import PROBABILITY_LABEL, grouped_bars, legend_below, panel_grid, plt
+from workflow_scripts.ipd.figures import PROBABILITY_LABEL, interval_note, grouped_bars, legend_below, panel_grid, plt
 from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.scenarios import MEMORY1_SCENARIOS
 
@@ -45,6 +45,6 @@ def memory2_figure(estimates: pd.DataFrame, title: str) -> plt.Figure:
             ax.set_title(name + (f" ({condition})" if len(conditions) > 1 else ""), fontsize=9)
             ax.set_ylabel(PROBABILITY_LABEL if col == 0 else "", fontsize=8)
     legend_below(fig, *axes[0].get_legend_handles_labels())
-    fig.suptitle(f"{title}: memory-2 strategies, frequency of L per scenario (95% Wilson intervals)")
+    fig.suptitle(f"{title}: memory-2 strategies, frequency of L per scenario ({interval_note(estimates)})")
     fig.tight_layout(rect=(0, 0.1, 1, 0.95))
     return fig

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from workflow_scripts.ipd.figures import PROBABILITY_LABEL, legend_below, model_colors, panel_grid, plt, wilson_errors
+from workflow_scripts.ipd.figures import PROBABILITY_LABEL, interval_note, legend_below, model_colors, panel_grid, plt, wilson_errors
 from workflow_scripts.ipd.scenarios import scenario_title
 
 AXIS_LABELS = {
@@ -57,6 +57,6 @@ def parameter_figure(estimates: pd.DataFrame, axis: str, title: str) -> plt.Figu
             ax.set_ylim(-0.05, 1.05)
             ax.set_ylabel(PROBABILITY_LABEL if col == 0 else "", fontsize=8)
     legend_below(fig, *axes[0].get_legend_handles_labels())
-    fig.suptitle(f"{title}: strategy entries against {axis} (95% Wilson intervals)")
+    fig.suptitle(f"{title}: strategy entries against {axis} ({interval_note(estimates)})")
     fig.tight_layout(rect=(0, 0.1, 1, 0.95))
     return fig

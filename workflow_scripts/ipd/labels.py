@@ -30,6 +30,7 @@ The framing sentence is never relabelled (it is the experimenter's text, not the
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
 import pandas as pd
@@ -89,11 +90,24 @@ def canonical_actions(answers: pd.DataFrame, labels_of: dict[str, str]) -> pd.Da
         labels_of: condition id -> labelling; conditions not listed are ``standard``.
 
     Returns:
-        A copy with ``action`` canonical and ``answered`` holding the letter as answered.
+        A copy with ``action`` canonical and ``answered`` holding the letter as answered; where
+        the answers carry ``choice_probabilities`` (JSON, letter -> probability, from
+        log-probabilities), those are keyed by canonical action too.
     """
     labels = answers["condition"].map(lambda c: labels_of.get(c, STANDARD))
     action = [answered_meaning(a if isinstance(a, str) else None, l) for a, l in zip(answers["action"], labels)]
-    return answers.assign(answered=answers["action"], action=pd.Series(action, index=answers.index, dtype=object))
+    canonical = answers.assign(answered=answers["action"], action=pd.Series(action, index=answers.index, dtype=object))
+    if "choice_probabilities" in answers.columns:
+        probabilities = [_canonical_probabilities(t, l) for t, l in zip(answers["choice_probabilities"], labels)]
+        canonical["choice_probabilities"] = pd.Series(probabilities, index=answers.index, dtype=object)
+    return canonical
+
+
+def _canonical_probabilities(text: str | None, labels: str) -> str | None:
+    """``choice_probabilities`` JSON (letter -> probability) keyed by canonical action."""
+    if not isinstance(text, str):
+        return text
+    return json.dumps({answered_meaning(letter, labels): p for letter, p in json.loads(text).items()}, sort_keys=True)
 
 
 def control_id(base_id: str, labels: str) -> str:

@@ -5,7 +5,9 @@
   block per previous-round outcome with the outcome two rounds ago as columns).
 - Tables S12-S26: per condition, frequency of L with its 95% Wilson interval per scenario,
   the reading by the Wilson-interval 0.5 rule and the nearest reference strategy with its
-  distance (:mod:`workflow_scripts.ipd.reading`), model x scenario (memory-2 in the blocks above).
+  distance (:mod:`workflow_scripts.ipd.reading`), model x scenario (memory-2 in the blocks above);
+  an entry estimated from log-probabilities shows its probability and '(probability)' instead of
+  an interval, and the column ``method`` names each strategy's estimation method.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import math
 import pandas as pd
 
 from workflow_scripts.gametheory.memory import OUTCOMES
+from workflow_scripts.ipd.estimates import PROBABILITY, SAMPLED
 from workflow_scripts.ipd.prompts import MEMORY1_SCENARIOS
 from workflow_scripts.ipd.scenarios import MEMORY2_SCENARIOS, kind_of_columns, scenario_title, strategy_column, strategy_columns
 
@@ -77,13 +80,16 @@ def _blocked(frame: pd.DataFrame, render) -> dict[str, pd.DataFrame]:
 def _estimate_table(part: pd.DataFrame) -> pd.DataFrame:
     """model x (strategy columns as '**p** [low, high]', reading, nearest (distance))."""
     table = pd.DataFrame({"model": part["model"]})
+    methods = part["method"] if "method" in part.columns else pd.Series(SAMPLED, index=part.index)
     for column in strategy_columns(kind_of_columns(part.columns)):
         table[column] = [
-            _estimate_cell(p, lo, hi)
-            for p, lo, hi in zip(part[column], part[f"{column}_low"], part[f"{column}_high"])
+            _estimate_cell(p, lo, hi, method)
+            for p, lo, hi, method in zip(part[column], part[f"{column}_low"], part[f"{column}_high"], methods)
         ]
     table[READING_COLUMNS[0]] = _reading_cells(part)
     table[READING_COLUMNS[1]] = [_nearest_cell(n, d) for n, d in zip(part["nearest"], part["distance"])]
+    if "method" in part.columns:
+        table["method"] = part["method"].to_numpy()
     return table.set_index("model")
 
 
@@ -132,7 +138,13 @@ def _pivot(frame: pd.DataFrame, index: str, columns: str, values: str) -> pd.Dat
     return table
 
 
-def _estimate_cell(p: float, low: float, high: float) -> str:
+def _estimate_cell(p: float, low: float, high: float, method: str = SAMPLED) -> str:
+    """'**p** [low, high]' of a sampled estimate; '**p** (probability)' of an entry of a strategy
+    estimated from log-probabilities (``method``), whose interval is the point (of a strategy whose
+    entries were estimated both ways, the entries whose interval is the point: a Wilson interval of
+    n >= 1 answers never is)."""
     if p is None or math.isnan(p):
         return "n/a"
+    if PROBABILITY in str(method).split("+") and low == high == p:
+        return f"**{p:.3f}** (probability)"
     return f"**{p:.2f}** [{low:.2f}, {high:.2f}]"

@@ -15,11 +15,13 @@ NO_DISCIPLINE = (
 
 
 def tournament_document(summary: pd.DataFrame, standings: pd.DataFrame, wins: pd.DataFrame,
-                        tied: pd.DataFrame, left: pd.DataFrame) -> str:
+                        tied: pd.DataFrame, left: pd.DataFrame, methods: pd.DataFrame | None = None) -> str:
     """Markdown of the tournament tables (outputs of ipd.tournaments.play, ties and left_out).
 
-    Sections: disciplines, disciplines won, ties, conditions that are not disciplines, then one
-    standings table per discipline; each with its own caption. Empty tables say why.
+    Sections: disciplines, disciplines won, ties, conditions that are not disciplines, the
+    estimation method of each entrant (``methods``, discipline x model, from
+    ipd.tournaments.entrant_methods; left out when None), then one standings table per
+    discipline; each with its own caption. Empty tables say why.
     """
     played = summary["winners_with_self"].notna().sum()
     parts = [TITLE] + ([NO_DISCIPLINE] if summary.empty else [])
@@ -37,6 +39,10 @@ def tournament_document(summary: pd.DataFrame, standings: pd.DataFrame, wins: pd
         "the largest payoff) share a rank; rank 1 = a shared win. Empty: no tie.")))
     parts.append(markdown_section("conditions that are not disciplines", left.set_index(["experiment", "condition"]),
                                   "Memory-1 conditions left out of the tournaments, with the reason."))
+    if methods is not None:
+        parts.append(markdown_section("estimation method of each entrant", methods, (
+            "How each model's strategy in each discipline was estimated: sampled (answers counted) or "
+            "probability (one request's log-probabilities); both joined by '+' where entries differ.")))
     w_of = dict(zip(summary["discipline"], summary["w"]))
     for discipline, part in standings.groupby("discipline", sort=False):
         parts.append(markdown_section(discipline, part.drop(columns="discipline").set_index("strategy"), (

@@ -217,3 +217,13 @@ def is_reference(name: str) -> bool:
     """True for a reference strategy's entrant name."""
     return name.endswith(REFERENCE_SUFFIX)
 
+
+
+def entrant_methods(strategies: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """discipline x model: how each model's strategy in a discipline was estimated (column
+    ``method`` of the strategy tables: ``sampled``, ``probability``, both joined by '+')."""
+    named = strategies.assign(discipline=strategies["experiment"] + "/" + strategies["condition"])
+    chosen = named[named["discipline"].isin(summary["discipline"])]
+    table = chosen.pivot(index="discipline", columns="model", values="method")
+    table.columns.name = None
+    return table

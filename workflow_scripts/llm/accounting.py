@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from workflow_scripts.llm.base import Completion, Request
+from workflow_scripts.llm.base import Completion, OneOfBatch, Request
 from workflow_scripts.llm.parsing import VALID, parse_answer
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,8 @@ class JobStats:
 
     Attributes:
         answers: completions returned (from the cache or a call, failures included).
-        calls: provider calls made (each may include retries).
+        calls: provider calls made (each may include retries; one call may answer several
+            replicates, ``capabilities.n``).
         cache_hits: answers taken from the cache.
         retries: transient errors retried inside the calls.
         failed: requests still failing after the retry budget (a rerun asks them again).
@@ -64,7 +65,7 @@ class JobStats:
             return
         if completion.from_cache:
             self.cache_hits += 1
-        else:
+        elif completion.batch_index == 0:  # further samples of one call are not calls
             self.calls += 1
             if completion.cost_usd is None:
                 self.cost_unknown += 1
@@ -138,18 +139,19 @@ class Progress:
         log.info("%s: done: %s", self.label, self.total().line(self.planned))
 
 
-class Accounted:
+class Accounted(OneOfBatch):
     """Wrapper: every completion is counted in ``stats`` and reported to ``progress``."""
 
     def __init__(self, inner, stats: JobStats, progress: Progress | None = None):
         self.inner, self.spec, self.stats, self.progress = inner, inner.spec, stats, progress
 
-    async def complete(self, request: Request) -> Completion:
-        completion = await self.inner.complete(request)
-        self.stats.count(request, completion)
+    async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
+        completions = await self.inner.complete_batch(requests)
+        for request, completion in zip(requests, completions):
+            self.stats.count(request, completion)
         if self.progress is not None:
             self.progress.tick()
-        return completion
+        return completions
 
 
 def read_counts(paths) -> "pd.DataFrame":

@@ -1,7 +1,9 @@
 """The narrow language-model interface every experiment talks to, and its errors.
 
 A :class:`LanguageModel` turns one :class:`Request` (messages, replicate index, allowed
-answers) into one :class:`Completion`. The provider (:mod:`workflow_scripts.llm.provider`) is
+answers) into one :class:`Completion`, and several replicates of one question into one completion
+each (``complete_batch``: one provider call with ``n`` samples where the provider returns several,
+``capabilities.n``). The provider (:mod:`workflow_scripts.llm.provider`) is
 one; cache, replay, concurrency bound and accounting are wrappers with the same interface that
 stack around it (in the manner of Concordia's language-model wrappers), assembled by
 :func:`workflow_scripts.llm.session.open_models`. No experiment knows which provider it talks to.
@@ -10,9 +12,10 @@ stack around it (in the manner of Concordia's language-model wrappers), assemble
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
-from workflow_scripts.llm.spec import ModelSpec
+if TYPE_CHECKING:
+    from workflow_scripts.llm.spec import ModelSpec
 
 
 @dataclass(frozen=True)
@@ -25,12 +28,14 @@ class Request:
             distinct cache entries and get distinct seeds.
         options: the allowed answers (used to constrain decoding).
         label: human-readable name for logs and errors.
+        logprobs: ask for the top log-probabilities of every token (part of the cache key).
     """
 
     messages: Sequence[dict]
     replicate: int | str
     options: tuple[str, ...]
     label: str = ""
+    logprobs: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,11 @@ class Completion:
         retryable: True if a rerun may get an answer (a transient failure; never cached).
         entry: the cache entry of an answer (request identity with the parameters sent, no
             credentials; usage; cost; time; litellm version), or None for a failure.
+        logprobs: per-token log-probabilities as returned (OpenAI's chat format: ``[{"token",
+            "logprob", "top_logprobs": [...]}, ...]``), or None when none were asked or returned.
+        batch_index: position of this sample among the samples of one provider call; the call's
+            usage, cost and latency are recorded on sample 0 only (the others carry none, 0 USD
+            and 0 s), so sums over answers are the calls' sums.
     """
 
     key: str
@@ -68,6 +78,8 @@ class Completion:
     failure: str | None = None
     retryable: bool = False
     entry: dict | None = field(default=None, repr=False)
+    logprobs: list | None = field(default=None, repr=False)
+    batch_index: int = 0
 
     @property
     def answered(self) -> bool:
@@ -76,12 +88,24 @@ class Completion:
 
 
 class LanguageModel(Protocol):
-    """A model (or a wrapper around one): ``spec`` and ``complete``."""
+    """A model (or a wrapper around one): ``spec``, ``complete`` and ``complete_batch``."""
 
     spec: ModelSpec
 
     async def complete(self, request: Request) -> Completion:
         """The completion of ``request`` (see the module docstring)."""
+
+    async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
+        """One completion per request, in order: replicates of one question (same messages, options
+        and logprobs flag), asked in as few provider calls as the provider's ``n`` allows."""
+
+
+class OneOfBatch:
+    """Mixin of the provider and the wrappers: ``complete`` is ``complete_batch`` of one request."""
+
+    async def complete(self, request: Request) -> Completion:
+        """The completion of ``request`` (a batch of one)."""
+        return (await self.complete_batch([request]))[0]
 
 
 class CacheMiss(LookupError):

@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+from workflow_scripts.llm.base import OneOfBatch
+
 CACHE_FORMAT_VERSION = 1
 REQUIRED_FIELDS = ("key", "request", "replicate", "response", "checksum")
 LOCK_STRIPES_HEX = 3
@@ -160,7 +162,21 @@ class ResponseCache:
     @contextlib.asynccontextmanager
     async def lock(self, key: str) -> AsyncIterator[None]:
         """Hold the advisory lock of ``key``'s stripe (other processes and coroutines wait)."""
-        path = self.root / ".locks" / f"{key[:LOCK_STRIPES_HEX]}.lock"
+        async with self.locks([key]):
+            yield
+
+    @contextlib.asynccontextmanager
+    async def locks(self, keys) -> AsyncIterator[None]:
+        """Hold the locks of every key's stripe, taken in stripe order (so two holders of
+        overlapping sets never wait on each other)."""
+        async with contextlib.AsyncExitStack() as stack:
+            for stripe in sorted({key[:LOCK_STRIPES_HEX] for key in keys}):
+                await stack.enter_async_context(self._stripe_lock(stripe))
+            yield
+
+    @contextlib.asynccontextmanager
+    async def _stripe_lock(self, stripe: str) -> AsyncIterator[None]:
+        path = self.root / ".locks" / f"{stripe}.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a+b") as handle:
             while True:
@@ -175,11 +191,16 @@ class ResponseCache:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-class Cached:
+class Cached(OneOfBatch):
     """Wrapper: answers from the response cache, the inner model only on a miss.
 
     A completion without an answer (a failure) is never stored, so a rerun asks it again;
     refusals and every answer are stored. ``from_cache`` says whether a call was made.
+
+    Replicates asked together (:meth:`complete_batch`) are keyed one by one, each by the parameters
+    of its own single request, so a sample answered in a call with ``n`` > 1 is the same cache entry
+    a single call would have made: replay and partial reruns stay per replicate, and a rerun asks
+    only the replicates that are missing (in one call again).
 
     Args:
         inner: the wrapped model (a provider, or :class:`~workflow_scripts.llm.replay.NoCalls`).
@@ -191,22 +212,34 @@ class Cached:
 
     def key(self, request) -> str:
         """Cache key of ``request`` (without asking it)."""
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options)
+        params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
         return request_key(self.spec.identity(params), request.replicate)
 
-    async def complete(self, request):
-        """The cached completion of ``request``, or the inner model's (stored if answered)."""
+    async def complete_batch(self, requests):
+        """The cached completion of each request; the missing ones asked together and stored one by one."""
         from workflow_scripts.llm.provider import completion_of
 
-        key = self.key(request)
-        entry = self.cache.get(key)
-        if entry is None:
-            async with self.cache.lock(key):
-                entry = self.cache.get(key)  # another job may have answered while we waited
-                if entry is None:
-                    completion = await self.inner.complete(request)
-                    if completion.entry is None:
-                        return dataclasses.replace(completion, key=key)
-                    stored = self.cache.put(key, completion.entry)
-                    return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries)
-        return completion_of(entry, from_cache=True)
+        keys = [self.key(r) for r in requests]
+        entries = {key: self.cache.get(key) for key in keys}
+        results = {key: completion_of(entry, from_cache=True) for key, entry in entries.items() if entry is not None}
+        missing = [key for key in keys if key not in results]
+        if missing:
+            async with self.cache.locks(missing):
+                for key in missing:  # another job may have answered while we waited
+                    entry = self.cache.get(key)
+                    if entry is not None:
+                        results[key] = completion_of(entry, from_cache=True)
+                asked = [(key, r) for key, r in zip(keys, requests) if key not in results]
+                if asked:
+                    answered = await self.inner.complete_batch([r for _, r in asked])
+                    for (key, _), completion in zip(asked, answered):
+                        results[key] = self._stored(key, completion)
+        return [results[key] for key in keys]
+
+    def _stored(self, key: str, completion):
+        from workflow_scripts.llm.provider import completion_of
+
+        if completion.entry is None:
+            return dataclasses.replace(completion, key=key)
+        stored = self.cache.put(key, completion.entry)
+        return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries)

@@ -11,15 +11,23 @@ a replay miss, a prompt too long) ends the question at once: asking again cannot
 
 Nothing is coerced: an :class:`Answer` keeps every attempt verbatim, and its value is None
 unless the last attempt is valid.
+
+Replicates of one question (:func:`ask_choices`) are asked in as few calls as the provider's ``n``
+allows (``capabilities.n``), each still its own cache entry; their re-asks go one by one. Where the
+model's questions ask for log-probabilities (``estimation: logprobs | auto``), the answer carries the
+choice probabilities of its deciding attempt (:mod:`workflow_scripts.llm.logprobs`) beside the move.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Sequence
 
 from workflow_scripts.llm.base import Completion, LanguageModel, Request
+from workflow_scripts.llm.logprobs import ChoiceProbabilities, choice_probabilities
 from workflow_scripts.llm.parsing import FAILED, VALID, ParsedAnswer, conforms, parse_answer
+from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate
 
 PREVIOUS_ANSWER_CHARS = 200
@@ -53,12 +61,15 @@ class Answer:
         model, litellm_model: who was asked (config name, litellm id).
         options: the allowed answers.
         attempts: at least one.
+        probabilities: what the deciding (last) attempt's log-probabilities say, or None when
+            none were asked.
     """
 
     model: str
     litellm_model: str
     options: tuple[str, ...]
     attempts: tuple[Attempt, ...]
+    probabilities: ChoiceProbabilities | None = None
 
     @property
     def last(self) -> Attempt:
@@ -108,6 +119,7 @@ async def ask_choice(
     max_reasks: int,
     reask_note: PromptTemplate,
     label: str = "",
+    logprobs: bool | None = None,
 ) -> Answer:
     """Ask ``model`` until it gives one of ``options`` or ``max_reasks`` re-asks are spent.
 
@@ -119,6 +131,8 @@ async def ask_choice(
         max_reasks: re-asks after a non-valid answer (>= 0).
         reask_note: the study's re-ask template (placeholders ``$previous``, ``$options``).
         label: name of the question in logs and errors.
+        logprobs: ask for log-probabilities (default: the model's ``estimation`` says,
+            :attr:`ModelSpec.wants_logprobs`).
 
     Returns:
         The :class:`Answer` with every attempt.
@@ -126,18 +140,74 @@ async def ask_choice(
     Raises:
         PermanentQueryError: from the provider (the model cannot be asked at all).
     """
-    options = tuple(options)
-    attempts: list[Attempt] = []
+    options, logprobs = tuple(options), _wants_logprobs(model, logprobs)
+    first = await model.complete(Request(messages, replicate, options, _label(label, replicate), logprobs))
+    return await _follow_up(model, messages, options, replicate, first, max_reasks, reask_note, label, logprobs)
+
+
+async def ask_choices(
+    model: LanguageModel,
+    messages: Sequence[dict],
+    options: Sequence[str],
+    replicates: Sequence[int | str],
+    max_reasks: int,
+    reask_note: PromptTemplate,
+    label: str = "",
+    logprobs: bool | None = None,
+) -> list[Answer]:
+    """:func:`ask_choice` for several replicates of one question, in order.
+
+    The first attempts go to the model as one batch (the concurrency bound splits it into calls of
+    up to ``capabilities.n`` replicates, after the cache has taken out the replicates it holds); each
+    answer that is not valid is then re-asked on its own, as :func:`ask_choice` does.
+
+    Raises:
+        PermanentQueryError: from the provider (the model cannot be asked at all).
+    """
+    options, logprobs = tuple(options), _wants_logprobs(model, logprobs)
+    firsts = await model.complete_batch([Request(messages, r, options, _label(label, r), logprobs) for r in replicates])
+    return list(await asyncio.gather(*(
+        _follow_up(model, messages, options, replicate, first, max_reasks, reask_note, label, logprobs)
+        for replicate, first in zip(replicates, firsts)
+    )))
+
+
+async def _follow_up(model: LanguageModel, messages: Sequence[dict], options: tuple[str, ...], replicate: int | str,
+                     first: Completion, max_reasks: int, reask_note: PromptTemplate, label: str,
+                     logprobs: bool) -> Answer:
+    """The question after its first attempt: re-asked while its answer is not valid (module docstring)."""
+    attempts = [_attempt(replicate, first, options)]
     asked = list(messages)
-    for index in range(max_reasks + 1):
-        if attempts:
-            asked = reask_messages(asked, attempts[-1].completion.text, options, reask_note)
-        replicate_i = attempt_replicate(replicate, index)
-        completion = await model.complete(Request(asked, replicate_i, options, f"{label} replicate {replicate_i}".strip()))
-        attempts.append(_attempt(replicate_i, completion, options))
-        if attempts[-1].parsed.status == VALID or completion.failure is not None:
+    for index in range(1, max_reasks + 1):
+        last = attempts[-1]
+        if last.parsed.status == VALID or last.completion.failure is not None:
             break
-    return Answer(model.spec.name, model.spec.litellm_model, options, tuple(attempts))
+        asked = reask_messages(asked, last.completion.text, options, reask_note)
+        replicate_i = attempt_replicate(replicate, index)
+        completion = await model.complete(Request(asked, replicate_i, options, _label(label, replicate_i), logprobs))
+        attempts.append(_attempt(replicate_i, completion, options))
+    probabilities = probabilities_of(model.spec, attempts[-1].completion, options) if logprobs else None
+    return Answer(model.spec.name, model.spec.litellm_model, options, tuple(attempts), probabilities)
+
+
+def probabilities_of(spec: ModelSpec, completion: Completion, options: Sequence[str]) -> ChoiceProbabilities | None:
+    """The choice probabilities of one answered completion asked with log-probabilities (None for
+    a completion without an answer)."""
+    if completion.failure is not None:
+        return None
+    temperature = spec.decoding.get("temperature")
+    if temperature is None:
+        return ChoiceProbabilities(None, None, "decoding.temperature is not stated")
+    return choice_probabilities(completion.logprobs, options, float(temperature), spec.answer_format, spec.max_outside)
+
+
+def _wants_logprobs(model: LanguageModel, logprobs: bool | None) -> bool:
+    """``logprobs`` as given, else what the model's ``estimation`` says."""
+    return model.spec.wants_logprobs if logprobs is None else logprobs
+
+
+def _label(label: str, replicate: int | str) -> str:
+    return f"{label} replicate {replicate}".strip()
 
 
 def _attempt(replicate, completion: Completion, options: tuple[str, ...]) -> Attempt:

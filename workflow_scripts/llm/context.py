@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.base import Completion, Request
+from workflow_scripts.llm.base import Completion, OneOfBatch, Request
 
 TEMPLATE_TOKENS_PER_MESSAGE = 8
 """Allowance for a chat template's role markers around each message (Gemma 3 uses 5)."""
@@ -62,7 +62,7 @@ def server_tokens(api_base: str, messages: Sequence[dict]) -> int:
     return total
 
 
-class ContextGuard:
+class ContextGuard(OneOfBatch):
     """Wrapper under the cache: before the first call, check that ``longest`` fits (once per job).
 
     Args:
@@ -75,7 +75,7 @@ class ContextGuard:
         self.inner, self.spec, self.longest = inner, inner.spec, longest
         self._window_and_count, self._checked, self._error = window_and_count, longest is None, None
 
-    async def complete(self, request: Request) -> Completion:
+    async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
         if not self._checked:
             self._checked = True
             try:
@@ -84,7 +84,7 @@ class ContextGuard:
                 self._error = error
         if self._error is not None:
             raise self._error
-        return await self.inner.complete(request)
+        return await self.inner.complete_batch(requests)
 
     def check(self) -> None:
         """Raise ConfigError if the longest conversation and the answer do not fit.

@@ -26,10 +26,12 @@ import logging
 import random
 import time
 from importlib.metadata import version
+from types import SimpleNamespace
+from typing import Sequence
 
 import litellm  # offline: workflow_scripts.llm (imported first) set LITELLM_LOCAL_MODEL_COST_MAP
 
-from workflow_scripts.llm.base import Completion, PermanentQueryError, Request
+from workflow_scripts.llm.base import Completion, OneOfBatch, PermanentQueryError, Request
 from workflow_scripts.llm.spec import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -62,11 +64,13 @@ TRANSIENT_ERRORS = (
 )
 QUOTA_MARKERS = ("insufficient_quota", "exceeded your current quota", "quota exceeded", "billing")
 """A 429 whose message says the account is out of quota is permanent: retrying cannot help."""
+NO_CHOICE = SimpleNamespace(message=SimpleNamespace(content=""), finish_reason=None, logprobs=None)
+"""Stands for the answer of a response without any choice (an empty answer, kept and labelled)."""
 BACKOFF_BASE_S = 1.0
 BACKOFF_MAX_S = 60.0
 
 
-class LiteLLMModel:
+class LiteLLMModel(OneOfBatch):
     """A model reached through ``litellm.acompletion`` (see the module docstring).
 
     Args:
@@ -77,13 +81,29 @@ class LiteLLMModel:
     def __init__(self, spec: ModelSpec, sleep=asyncio.sleep):
         self.spec, self._sleep = spec, sleep
 
-    async def complete(self, request: Request) -> Completion:
-        """One answer of ``request`` from the provider (never from a cache).
+    async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
+        """One answer per request (replicates of one question), up to ``capabilities.n`` per call.
+
+        A provider that returns fewer samples than asked (some drop ``n`` silently) is asked
+        again for the rest, so every request gets its own answer whatever the provider does.
 
         Raises:
             PermanentQueryError: on a permanent provider error (see the module docstring).
         """
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options)
+        done: list[Completion] = []
+        while len(done) < len(requests):
+            chunk = requests[len(done): len(done) + self.spec.samples_per_call]
+            got = await self._call(chunk)
+            if len(got) < len(chunk):
+                log.warning("%s: asked for %d samples in one call, got %d; asking again for the rest (capabilities.n)",
+                            self.spec.name, len(chunk), len(got))
+            done += got
+        return done
+
+    async def _call(self, chunk: Sequence[Request]) -> list[Completion]:
+        """One provider call for the replicates ``chunk`` (with the one retry layer)."""
+        first = chunk[0]
+        params = self.spec.request_params(list(first.messages), first.replicate, first.options, first.logprobs, len(chunk))
         started, retries = time.monotonic(), 0
         while True:
             call_started = time.perf_counter()
@@ -91,23 +111,24 @@ class LiteLLMModel:
                 raw = await litellm.acompletion(**params, **self._transport())
             except PERMANENT_ERRORS as error:
                 if _is_refusal(error):
-                    return self._refusal(request, params, error, time.perf_counter() - call_started, retries)
+                    latency = time.perf_counter() - call_started
+                    return [self._refusal(r, params, error, latency, retries, i, len(chunk)) for i, r in enumerate(chunk)]
                 if _is_too_long(error):
                     reason = f"prompt longer than the model's context: {_short(error)}"
-                    return failed(request, params, reason, retries, retryable=False)
-                raise self._permanent(error, request) from error
+                    return [failed(r, params, reason, retries, retryable=False) for r in chunk]
+                raise self._permanent(error, first) from error
             except TRANSIENT_ERRORS as error:
                 if _is_quota(error):
-                    raise self._permanent(error, request) from error
+                    raise self._permanent(error, first) from error
                 wait = self._backoff(error, retries, time.monotonic() - started)
                 if wait is None:
                     reason = f"{type(error).__name__} after {retries + 1} attempts: {_short(error)}"
-                    return failed(request, params, reason, retries, retryable=True)
+                    return [failed(r, params, reason, retries, retryable=True) for r in chunk]
                 retries += 1
-                log.warning("%s: %s; retry %d in %.1f s", request.label or self.spec.name, _short(error), retries, wait)
+                log.warning("%s: %s; retry %d in %.1f s", first.label or self.spec.name, _short(error), retries, wait)
                 await self._sleep(wait)
                 continue
-            return self._answered(request, params, raw, time.perf_counter() - call_started, retries)
+            return self._answered(chunk, params, raw, time.perf_counter() - call_started, retries)
 
     def _backoff(self, error: Exception, retries: int, spent: float) -> float | None:
         """Seconds to wait before the next attempt, or None when retries or the budget are spent."""
@@ -141,22 +162,34 @@ class LiteLLMModel:
             "so far are kept in the cache, so rerunning after the fix asks only what is missing."
         )
 
-    def _refusal(self, request: Request, params: dict, error: Exception, latency: float, retries: int) -> Completion:
+    def _refusal(self, request: Request, params: dict, error: Exception, latency: float, retries: int,
+                 index: int = 0, size: int = 1) -> Completion:
         log.info("%s: content policy refused a request: %s", self.spec.name, _short(error))
-        entry = self._entry(request, params, text="", finish_reason="content_filter", latency=latency, retries=retries)
+        entry = self._entry(request, params, text="", finish_reason="content_filter",
+                            latency=latency if index == 0 else 0.0, retries=retries)
         entry["response"]["provider_error"] = _short(error)
+        _mark_batch(entry, index, size)
         return completion_of(entry, from_cache=False)
 
-    def _answered(self, request: Request, params: dict, raw, latency: float, retries: int) -> Completion:
-        choice = raw.choices[0]
+    def _answered(self, chunk: Sequence[Request], params: dict, raw, latency: float, retries: int) -> list[Completion]:
+        """The completions of one answered call: one per returned sample (at most ``len(chunk)``);
+        the call's usage, cost and latency go to sample 0 (see :class:`Completion`)."""
         usage = getattr(raw, "usage", None)
-        entry = self._entry(
-            request, params, text=choice.message.content or "", finish_reason=choice.finish_reason,
-            latency=latency, retries=retries, usage=usage.model_dump() if hasattr(usage, "model_dump") else None,
-            cost=_cost(raw),
-        )
-        entry["response"].update(model=getattr(raw, "model", None), provider_response_id=getattr(raw, "id", None))
-        return completion_of(entry, from_cache=False)
+        usage = usage.model_dump() if hasattr(usage, "model_dump") else None
+        cost = _cost(raw)
+        completions = []
+        for index, (request, choice) in enumerate(zip(chunk, raw.choices or [NO_CHOICE])):
+            entry = self._entry(
+                request, params, text=choice.message.content or "", finish_reason=choice.finish_reason,
+                latency=latency if index == 0 else 0.0, retries=retries, usage=usage if index == 0 else None,
+                cost=cost if index == 0 else 0.0,
+            )
+            entry["response"].update(model=getattr(raw, "model", None), provider_response_id=getattr(raw, "id", None))
+            if request.logprobs:
+                entry["response"]["logprobs"] = token_logprobs(choice)
+            _mark_batch(entry, index, len(chunk))
+            completions.append(completion_of(entry, from_cache=False))
+        return completions
 
     def _entry(self, request: Request, params: dict, text: str, finish_reason: str | None, latency: float,
                retries: int, usage: dict | None = None, cost: float | str = "unknown") -> dict:
@@ -181,6 +214,27 @@ def failed(request: Request, params: dict, reason: str, retries: int = 0, retrya
         key="", text="", finish_reason=None, seed=params.get("seed"), retries=retries,
         failure=reason, retryable=retryable,
     )
+
+
+def _mark_batch(entry: dict, index: int, size: int) -> None:
+    """Record which sample of a call with ``n`` > 1 an entry is (entries of single calls carry none)."""
+    if size > 1:
+        entry["batch"] = {"index": index, "size": size}
+
+
+def token_logprobs(choice) -> list[dict] | None:
+    """A returned choice's per-token log-probabilities as plain data (OpenAI's chat format without
+    ``bytes``), or None when the provider returned none (e.g. dropped silently)."""
+    logprobs = getattr(choice, "logprobs", None)
+    if logprobs is None:
+        return None
+    data = logprobs.model_dump() if hasattr(logprobs, "model_dump") else dict(logprobs)
+    content = data.get("content") or []
+    return [
+        {"token": entry["token"], "logprob": entry["logprob"],
+         "top_logprobs": [{"token": t["token"], "logprob": t["logprob"]} for t in entry.get("top_logprobs") or []]}
+        for entry in content
+    ] or None
 
 
 def retry_after(error: Exception) -> float | None:
@@ -223,7 +277,8 @@ def completion_of(entry: dict, from_cache: bool) -> Completion:
         prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
         cost_usd=float(cost) if isinstance(cost, (int, float)) else None, latency_s=entry.get("latency_s"),
         seed=entry["request"]["params"].get("seed"), from_cache=from_cache,
-        retries=0 if from_cache else entry.get("retries", 0), entry=entry,
+        retries=0 if from_cache else entry.get("retries", 0), entry=entry, logprobs=response.get("logprobs"),
+        batch_index=(entry.get("batch") or {}).get("index", 0),
     )
 
 

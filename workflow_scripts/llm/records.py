@@ -16,7 +16,15 @@ come first and whose answer columns (:data:`ANSWER_FIELDS`) are the same everywh
 - ``prompt_tokens``, ``completion_tokens``, ``cost_usd`` (known part), ``cost_unknown``
   (attempts without a price), ``latency_s``: summed over the attempts;
 - ``seed``: the seed sent with the last attempt (null: the provider takes no seed);
-- ``failure``: why no answer came (status ``failed``), else null.
+- ``failure``: why no answer came (status ``failed``), else null;
+- ``estimation``: ``sample`` (the row is one realised answer, counted) or ``logprobs`` (the row is
+  one request whose log-probabilities estimate the question; its realised answer is kept too);
+- ``choice_probabilities``: JSON ``{"answer": probability, ...}`` at the request's temperature,
+  derived from the deciding attempt's log-probabilities (:mod:`workflow_scripts.llm.logprobs`),
+  beside a game's move as beside an estimate; null when none were asked or they could not be used;
+- ``outside_probability``: reported probability outside the answers at the answer position;
+- ``fallback``: why log-probabilities could not be used (a sampled row: why its question was
+  sampled), else null.
 
 Nothing here depends on whether an answer came from the cache, so a replayed run writes the
 same bytes as the run that paid for the answers.
@@ -31,8 +39,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from workflow_scripts.llm.cache import canonical_json
 from workflow_scripts.llm.choice import Answer
+from workflow_scripts.llm.estimation import Estimate
 from workflow_scripts.llm.parsing import STATUSES, VALID
+from workflow_scripts.llm.spec import LOGPROBS, SAMPLE
 
 SCRIPTED_METHOD = "scripted"
 ANSWER_FIELDS = [
@@ -42,13 +53,23 @@ ANSWER_FIELDS = [
     ("earlier_answers", pa.list_(pa.string())), ("earlier_statuses", pa.list_(pa.string())),
     ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()), ("cost_usd", pa.float64()),
     ("cost_unknown", pa.int16()), ("latency_s", pa.float64()), ("seed", pa.int64()), ("failure", pa.string()),
+    ("estimation", pa.string()), ("choice_probabilities", pa.string()), ("outside_probability", pa.float64()),
+    ("fallback", pa.string()),
 ]
 ANSWER_COLUMNS = [name for name, _ in ANSWER_FIELDS]
 
 
-def answer_record(answer: Answer) -> dict:
-    """The answer columns of one question (see the module docstring)."""
+def answer_record(answer: Answer, estimation: str = SAMPLE, fallback: str | None = None) -> dict:
+    """The answer columns of one question (see the module docstring).
+
+    Args:
+        answer: the question's attempts.
+        estimation: ``sample`` or ``logprobs`` (the row's role in its question's estimate).
+        fallback: why its question was sampled instead of estimated from log-probabilities
+            (default: what the answer's own log-probabilities say, if they could not be used).
+    """
     last = answer.last
+    probabilities = answer.probabilities
     done = [a.completion for a in answer.attempts if a.completion.failure is None]
     return {
         "cache_key": last.completion.key or None, "model": answer.model, "litellm_model": answer.litellm_model,
@@ -64,7 +85,18 @@ def answer_record(answer: Answer) -> dict:
         "cost_unknown": sum(c.cost_usd is None for c in done),
         "latency_s": _total(c.latency_s for c in done),
         "seed": last.completion.seed, "failure": last.completion.failure,
+        "estimation": estimation,
+        "choice_probabilities": canonical_json(probabilities.values) if probabilities and probabilities.values else None,
+        "outside_probability": probabilities.outside if probabilities else None,
+        "fallback": fallback or (probabilities.fallback if probabilities else None),
     }
+
+
+def estimate_records(estimate: Estimate) -> list[dict]:
+    """The answer columns of every question asked for one estimate, in order
+    (:meth:`workflow_scripts.llm.estimation.Estimate.methods` gives each row's ``estimation``)."""
+    return [answer_record(answer, method, estimate.fallback)
+            for answer, method in zip(estimate.answers, estimate.methods())]
 
 
 def scripted_record(player: str) -> dict:
@@ -99,7 +131,9 @@ def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataF
         non-valid status, ``invalid_rate`` (share of questions without a valid answer after
         re-asks), ``<status>_rate``, ``reask_rate`` (share of attempts that were re-asks),
         ``nonconforming`` (answers that broke their constraint), ``seedless`` (questions sent
-        without a seed), ``cost_usd``, ``cost_unknown``, ``prompt_tokens``, ``completion_tokens``,
+        without a seed), ``probability_estimates`` (log-probability requests that gave the
+        probabilities), ``fallbacks`` (log-probability requests that could not, their questions
+        sampled instead), ``cost_usd``, ``cost_unknown``, ``prompt_tokens``, ``completion_tokens``,
         ``latency_s`` (sum) and ``latency_mean_s`` (per attempt).
     """
     asked = answers[answers["attempts"].fillna(0) > 0]
@@ -108,9 +142,11 @@ def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataF
         valid=asked["status"].eq(VALID),
         nonconforming=asked["conforms"].eq(False),
         seedless=asked["seed"].isna() & asked["failure"].isna(),
+        probability_estimates=asked["estimation"].eq(LOGPROBS) & asked["choice_probabilities"].notna(),
+        fallbacks=asked["estimation"].eq(LOGPROBS) & asked["fallback"].notna(),
         **{f"n_{s}": asked["status"].eq(s) for s in STATUSES if s != VALID},
     )
-    sums = ["valid", "nonconforming", "seedless", "attempts", "cost_usd", "cost_unknown", "prompt_tokens",
+    sums = ["valid", "nonconforming", "seedless", "probability_estimates", "fallbacks", "attempts", "cost_usd", "cost_unknown", "prompt_tokens",
             "completion_tokens", "latency_s"] + [f"n_{s}" for s in STATUSES if s != VALID]
     grouped = frame.groupby(by, sort=True, dropna=False)
     out = grouped[sums].sum(min_count=0)

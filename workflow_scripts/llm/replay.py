@@ -8,6 +8,8 @@ games stop where their next answer is missing, and the job ends by listing every
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from workflow_scripts.llm.base import CacheMiss, Completion, Request
 from workflow_scripts.llm.cache import request_key
 from workflow_scripts.llm.spec import ModelSpec
@@ -27,8 +29,11 @@ class NoCalls:
         self.spec, self.missing = spec, missing
 
     async def complete(self, request: Request) -> Completion:
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options)
+        params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
         key = request_key(self.spec.identity(params), request.replicate)
         self.missing.append(CacheMiss(key, request.label or f"{self.spec.name} replicate {request.replicate}"))
         return Completion(key=key, text="", finish_reason=None, seed=params.get("seed"),
                           failure=REPLAY_MISS, retryable=True)
+
+    async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
+        return [await self.complete(request) for request in requests]

@@ -32,7 +32,7 @@ from typing import Awaitable, Callable, Iterator, Mapping, TypeVar
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.accounting import Accounted, JobStats, Progress
-from workflow_scripts.llm.base import CacheMiss, Completion, Request, ReplayIncomplete
+from workflow_scripts.llm.base import CacheMiss, Completion, OneOfBatch, Request, ReplayIncomplete
 from workflow_scripts.llm.cache import Cached, ResponseCache
 from workflow_scripts.llm.context import ContextGuard, Longest, api_window, server_tokens
 from workflow_scripts.llm.limits import Bounded
@@ -125,7 +125,7 @@ class EmbeddedServers:
         return self.server(embedded).base
 
 
-class LazyServed:
+class LazyServed(OneOfBatch):
     """Provider of an embedded model: its server starts on the first request that reaches it; a
     failed request whose server has died raises :class:`~workflow_scripts.llm.embedded.EmbeddedModelError`
     at once (naming the exit code and, for an illegal instruction, the fix) instead of retrying."""
@@ -133,16 +133,16 @@ class LazyServed:
     def __init__(self, spec: ModelSpec, servers: EmbeddedServers):
         self.spec, self.servers, self._provider = spec, servers, None
 
-    async def complete(self, request: Request) -> Completion:
+    async def complete_batch(self, requests) -> list[Completion]:
         if self._provider is None:
             from workflow_scripts.llm.provider import LiteLLMModel
 
             base = self.servers.api_base(self.spec.embedded)
             self._provider = LiteLLMModel(dataclasses.replace(self.spec, api_base=base))
-        completion = await self._provider.complete(request)
-        if completion.failure is not None:
+        completions = await self._provider.complete_batch(requests)
+        if any(c.failure is not None for c in completions):
             self.servers.server(self.spec.embedded).check_alive()  # a dead server answers nothing more
-        return completion
+        return completions
 
 
 @dataclass

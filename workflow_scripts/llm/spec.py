@@ -14,6 +14,12 @@ What shapes an answer is sent explicitly, never left to a server's defaults:
   0.8, top-p 0.95 in llama-cpp-python 0.3.36) are switched off
   (:mod:`workflow_scripts.llm.sampling`; the llama.cpp-only fields go in ``extra_body``) unless
   the config names a value, so temperature T samples from the model's own distribution at T.
+
+How a choice probability is estimated is the entry's ``estimation`` (:data:`ESTIMATIONS`):
+``sample`` (answers counted), ``logprobs`` (one request per question asks the answer position's top
+``logprobs.top`` log-probabilities, :mod:`workflow_scripts.llm.logprobs`), or ``auto`` (logprobs where
+the provider returns them and the temperature is stated). A provider that returns several samples
+per call (``capabilities.n``) gets up to that many replicates in one request.
 """
 
 from __future__ import annotations
@@ -30,7 +36,14 @@ from workflow_scripts.llm.cache import canonical_json
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
 
 ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
+SAMPLE, LOGPROBS, AUTO = "sample", "logprobs", "auto"
+ESTIMATIONS = (SAMPLE, LOGPROBS, AUTO)
+
 SECRET_PARAM = re.compile(r"(^|_)(api_?key|key|token|secret|password|authorization|credentials?)$", re.I)
+NEUTRAL_SAMPLING = {k: v for k, v in {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP}.items() if k != "temperature"}
+"""Every sampler that reshapes the next-token distribution besides temperature, at its neutral value
+(:mod:`workflow_scripts.llm.sampling`): the log-probability method derives the sampled distribution
+only where each is neutral or left out (:mod:`workflow_scripts.llm.logprobs`)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +64,13 @@ class ModelSpec:
         embedded: name of the embedded model to start on loopback, or None.
         accepts_seed: the provider takes a ``seed`` (config ``capabilities.seed``; else litellm's
             list of supported parameters); without it no seed is sent and answers record none.
+        estimation: ``sample``, ``logprobs`` or ``auto`` (see the module docstring).
+        top_logprobs: log-probabilities asked for at the answer position (``logprobs.top``).
+        max_outside: largest probability outside the allowed answers before a free-text or JSON
+            request falls back to sampling (``logprobs.max_outside``).
+        samples_per_call: most replicates one request may return (``capabilities.n``).
+        returns_logprobs: the provider returns top log-probabilities (``capabilities.logprobs``;
+            else litellm's list of supported parameters; the embedded model does).
         max_concurrency: calls in flight at once (per job).
         num_retries: retries of a transient provider error (429, 5xx, time-out, lost connection).
         retry_budget_s: seconds a request may spend retrying before it is recorded as failed.
@@ -67,6 +87,11 @@ class ModelSpec:
     served_by: str | None = None
     embedded: str | None = None
     accepts_seed: bool = True
+    estimation: str = SAMPLE
+    top_logprobs: int = 20
+    max_outside: float = 0.05
+    samples_per_call: int = 1
+    returns_logprobs: bool = False
     max_concurrency: int = 4
     num_retries: int = 4
     retry_budget_s: float = 600.0
@@ -77,8 +102,9 @@ class ModelSpec:
         """Build a spec from a model entry (the schema's defaults are filled in first).
 
         Raises:
-            ConfigError: if the entry does not validate, or a decoding / extra parameter looks
-                like a credential (naming ``models.<name>.<section>.<param>``).
+            ConfigError: if the entry does not validate, a decoding / extra parameter looks
+                like a credential (naming ``models.<name>.<section>.<param>``), or the
+                log-probability method cannot be exact for it (:meth:`check_estimation`).
         """
         from workflow_scripts.schema import model_entry
 
@@ -95,12 +121,18 @@ class ModelSpec:
             served_by=entry["served_by"] or _embedded_identity(entry["embedded"]),
             embedded=entry["embedded"],
             accepts_seed=_accepts_seed(entry["litellm_model"], capabilities.get("seed"), entry["embedded"]),
+            estimation=entry["estimation"],
+            top_logprobs=entry["logprobs"]["top"],
+            max_outside=entry["logprobs"]["max_outside"],
+            samples_per_call=capabilities["n"],
+            returns_logprobs=_returns_logprobs(entry["litellm_model"], capabilities.get("logprobs"), entry["embedded"]),
             max_concurrency=entry["max_concurrency"],
             num_retries=entry["num_retries"],
             retry_budget_s=entry["retry_budget_s"],
             timeout=entry["timeout"],
         )
         spec.check_no_secrets()
+        spec.check_estimation()
         return spec
 
     def with_decoding(self, overrides: dict) -> "ModelSpec":
@@ -120,6 +152,50 @@ class ModelSpec:
                         f"models.{self.name}.{section}.{param}: looks like a credential; "
                         f"keys come from the environment only (set models.{self.name}.api_key_env)"
                     )
+
+    def check_estimation(self) -> None:
+        """Refuse a ``logprobs`` estimation that could not be exact (``auto`` falls back instead).
+
+        The derivation of :func:`workflow_scripts.llm.logprobs.choice_probabilities` needs the
+        temperature stated, every other sampler neutral (:data:`NEUTRAL_SAMPLING`), a provider that
+        returns log-probabilities, and on llama.cpp a grammar (its reported log-probabilities ignore
+        the constraint; only a grammar whose answers are single tokens makes the constrained
+        distribution follow from them).
+
+        Raises:
+            ConfigError: naming the field (``models.<name>.estimation``, ``.decoding.<sampler>``,
+                ``.decoding.temperature`` or ``.answer_format``) and the fix.
+        """
+        if self.estimation != LOGPROBS:
+            return
+        problem = self.logprobs_obstacle()
+        if problem is not None:
+            field, reason = problem
+            raise ConfigError(f"models.{self.name}.{field}: estimation: logprobs {reason}; fix it, or set "
+                              f"models.{self.name}.estimation: sample (or auto, which samples where this holds)")
+
+    def logprobs_obstacle(self) -> tuple[str, str] | None:
+        """(field, reason) of the first thing that keeps log-probabilities from being exact, or None."""
+        if not self.returns_logprobs:
+            return "capabilities.logprobs", (f"needs top log-probabilities, which litellm says {self.litellm_model} "
+                                             "does not return (set capabilities.logprobs: true if it does)")
+        if self.decoding.get("temperature") is None:
+            return "decoding.temperature", "needs the sampling temperature stated (the provider's default is not known)"
+        for sampler, neutral in NEUTRAL_SAMPLING.items():
+            value = self.decoding.get(sampler)
+            if value is not None and value != neutral:
+                return f"decoding.{sampler}", (f"needs {sampler} {neutral} (a truncated or penalised distribution "
+                                               "does not follow from the log-probabilities)")
+        if self.llama_cpp and self.answer_format != "grammar":
+            return "answer_format", ("on llama.cpp needs answer_format: grammar (its log-probabilities ignore the "
+                                     "constraint; only single-token answers under a grammar follow from them)")
+        return None
+
+    @property
+    def wants_logprobs(self) -> bool:
+        """True if this model's questions ask for log-probabilities (``logprobs``, or ``auto`` where
+        nothing keeps them from being exact)."""
+        return self.estimation == LOGPROBS or (self.estimation == AUTO and self.logprobs_obstacle() is None)
 
     def api_key(self) -> str | None:
         """The key from the environment variable ``api_key_env`` (never stored anywhere)."""
@@ -143,11 +219,15 @@ class ModelSpec:
             return {"extra_body": {"grammar": choice_grammar(options)}}
         return {}
 
-    def request_params(self, messages: list[dict], replicate: int | str, options: Sequence[str]) -> dict:
+    def request_params(self, messages: list[dict], replicate: int | str, options: Sequence[str],
+                       logprobs: bool = False, n: int = 1) -> dict:
         """Everything sent to ``litellm.acompletion`` except transport and credentials.
 
         The seed sent is :func:`derived_seed` of the configured base seed (``decoding.seed``),
-        the replicate and the messages, or none for a provider that takes no seed.
+        the replicate and the messages, or none for a provider that takes no seed. ``logprobs``
+        adds ``logprobs: true, top_logprobs: <logprobs.top>``; ``n`` > 1 asks for n samples (the
+        replicates ``replicate``, ... of :meth:`Cached.complete_batch`, which keys each one by the
+        parameters of its own single request).
         """
         decoding = dict(self.decoding)
         base_seed = decoding.pop("seed")
@@ -159,6 +239,10 @@ class ModelSpec:
             server = {"extra_body": {k: decoding.pop(k) for k in NEUTRAL_LLAMA_CPP}}
         params = {"model": self.litellm_model, "messages": messages, **decoding}
         params.update(_merge(_merge(server, self.extra), self.response_constraint(options)))
+        if logprobs:
+            params.update(logprobs=True, top_logprobs=self.top_logprobs)
+        if n > 1:
+            params["n"] = n
         return params
 
     def identity(self, params: dict) -> dict:
@@ -209,14 +293,31 @@ def _accepts_seed(litellm_model: str, configured: bool | None, embedded: str | N
         return bool(configured)
     if embedded is not None:
         return True
+    supported = _supported_params(litellm_model)
+    return True if supported is None else "seed" in supported
+
+
+@functools.lru_cache(maxsize=None)
+def _returns_logprobs(litellm_model: str, configured: bool | None, embedded: str | None) -> bool:
+    """Whether the provider returns top log-probabilities: ``capabilities.logprobs``, else litellm's
+    list of supported parameters (both ``logprobs`` and ``top_logprobs``); llama.cpp's server does."""
+    if configured is not None:
+        return bool(configured)
+    if embedded is not None:
+        return True
+    supported = _supported_params(litellm_model)
+    return supported is not None and {"logprobs", "top_logprobs"} <= set(supported)
+
+
+def _supported_params(litellm_model: str) -> list[str] | None:
+    """litellm's list of OpenAI parameters the provider accepts, or None if litellm does not know it."""
     import litellm
 
     provider, _, model = litellm_model.partition("/")
     try:
-        supported = litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+        return litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
     except Exception:  # litellm raises several kinds for providers it does not know
-        supported = None
-    return True if supported is None else "seed" in supported
+        return None
 
 
 def _merge(base: dict, update: dict) -> dict:
@@ -237,17 +338,23 @@ def _walk_keys(mapping: Any, prefix: str = ""):
             yield from _walk_keys(value, f"{prefix}{key}.")
 
 
-def answer_entry(name: str, entry: dict, decoding: dict | None = None) -> dict:
+def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimation: str | None = None) -> dict:
     """A model entry as a query job's params: schema defaults filled in, ``decoding`` overrides
-    applied, and ``served_by`` resolved (the embedded model's GGUF SHA-256), so a change to any
-    of them reruns exactly that model's jobs.
+    applied, ``estimation`` replaced if given, and ``served_by`` resolved (the embedded model's GGUF
+    SHA-256), so a change to any of them reruns exactly that model's jobs.
 
     Raises:
         ConfigError: if the entry does not validate.
     """
     from workflow_scripts.schema import model_entry
 
-    resolved = model_entry(name, entry)
+    resolved = model_entry(name, {**entry, **({"estimation": estimation} if estimation else {})})
     resolved["decoding"] = {**resolved["decoding"], **(decoding or {})}
     resolved["served_by"] = resolved["served_by"] or _embedded_identity(resolved["embedded"])
     return resolved
+
+
+def probability_capable(name: str, entry: dict) -> bool:
+    """True if model entry ``models.<name>`` can estimate choices from log-probabilities exactly
+    (:meth:`ModelSpec.logprobs_obstacle` finds nothing in the way)."""
+    return ModelSpec.from_config(name, {**entry, "estimation": AUTO}).logprobs_obstacle() is None

@@ -22,6 +22,7 @@ with rule_log(snakemake.log[0]) as log:
             f"estimate). 'beats pi(s,s)': share of {int(snakemake.params.random_opponents)} random memory-1 "
             "opponents that earn more against the strategy than it earns against itself (0% for Nash). "
             "pi(s,s): payoff per round in self-play. Payoff range: the lowest and highest payoff per round "
-            "the strategy can receive against any co-player (Fig. 1C).",
+            "the strategy can receive against any co-player (Fig. 1C). method: how the strategy was estimated "
+            "(sampled answers, or probabilities from log-probabilities).",
         ))
     log.info("%d strategies x w classified", len(classified))

@@ -23,12 +23,15 @@ with rule_log(snakemake.log[0]):
     with open(snakemake.output.counts, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
             f"{experiment}: number of L per scenario (shape of Tables S4-S11)", counts_tables(counts),
-            "`{key}`: number of times each model chose L, out of its valid answers." + note,
+            "`{key}`: number of times each model chose L, out of its valid answers (sampled answers only; "
+            "scenarios estimated from log-probabilities are in the strategy tables)." + note,
         ))
     with open(snakemake.output.strategies, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
             f"{experiment}: inferred strategies (shape of Tables S12-S26)", strategy_tables(strategies),
-            "`{key}`: frequency of L in bold, 95% Wilson interval in brackets. " + RULE_TEXT + note,
+            "`{key}`: frequency of L in bold, 95% Wilson interval in brackets, or the probability of L "
+            "from log-probabilities marked '(probability)' (no binomial interval). " + RULE_TEXT +
+            " method: how the strategy's entries were estimated." + note,
         ))
         handle.write("\n" + markdown_section(
             "readings of the strategies (shape of Table S22)", reading_summary(strategies),

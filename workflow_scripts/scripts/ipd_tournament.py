@@ -4,7 +4,7 @@ the strategies of every model across them (Fig. 5B's data)."""
 import pandas as pd
 
 from workflow_scripts.ipd.tournament_report import tournament_document
-from workflow_scripts.ipd.tournaments import disciplines, left_out, play, propensities, ties
+from workflow_scripts.ipd.tournaments import disciplines, entrant_methods, left_out, play, propensities, ties
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
@@ -18,6 +18,8 @@ with rule_log(snakemake.log[0]) as log:
                "ties": ties(standings), "propensities": propensities(found)}
     for name, frame in outputs.items():
         frame.to_csv(snakemake.output[name], index=False)
+    methods = entrant_methods(strategies, summary) if "method" in strategies.columns else None
     with open(snakemake.output.table, "w", encoding="utf-8") as handle:
-        handle.write(tournament_document(summary, standings, wins, outputs["ties"], left_out(strategies, neutral)))
+        handle.write(tournament_document(summary, standings, wins, outputs["ties"], left_out(strategies, neutral),
+                                         methods))
     log.info("%d disciplines, %d with a tournament", len(summary), standings["discipline"].nunique())
