@@ -32,7 +32,7 @@ rule ipd_logprobs_merge:
         stats=lambda w: ipd_logprob_files(w.experiment, "stats.json"),
     output:
         answers="results/ipd/{experiment}/logprob_answers.parquet",
-        stats="results/ipd/{experiment}/logprob_query_stats.csv",
+        stats=report_item("results/ipd/{experiment}/logprob_query_stats.csv", "ipd/experiment/query_stats"),
     log:
         "logs/ipd/{experiment}/logprobs_merge.log",
     params:
@@ -48,12 +48,14 @@ rule ipd_estimation_check:
         estimates="results/ipd/{experiment}/estimates.csv",
         logprobs="results/ipd/{experiment}/logprob_answers.parquet",
     output:
-        csv="results/ipd/{experiment}/estimation_check.csv",
-        table=report("results/ipd/{experiment}/tables/estimation_check.md", category="IPD"),
-        png=report("results/ipd/{experiment}/figures/estimation_check.png", category="IPD"),
+        csv=report_item("results/ipd/{experiment}/estimation_check.csv", "ipd/experiment/estimation_check"),
+        table=report_item("results/ipd/{experiment}/tables/estimation_check.md", "ipd/experiment/estimation_check"),
+        png=report_item("results/ipd/{experiment}/figures/estimation_check.png", "ipd/experiment/estimation_check"),
         pdf="results/ipd/{experiment}/figures/estimation_check.pdf",
     log:
         "logs/ipd/{experiment}/estimation_check.log",
+    params:
+        labels=lambda w: {c.id: c.labels for c in IPD_CONDITIONS[w.experiment]},
     conda:
         "../envs/analysis.yaml"
     script:

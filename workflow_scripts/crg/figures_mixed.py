@@ -17,9 +17,14 @@ def pair_figure(pairs: pd.DataFrame, models: list[str]) -> plt.Figure:
 
     Args:
         pairs: :func:`workflow_scripts.crg.mixed.pair_matrix`.
-        models: row and column order.
+        models: row and column order (empty: a figure that says there are no mixed tables).
     """
     size = len(models)
+    if size == 0:
+        fig, ax = plt.subplots(figsize=(5, 2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "No mixed tables in this run (crg.designs.mixed has no pairs).", ha="center", va="center")
+        return fig
     difference = np.full((size, size), np.nan)
     rate = np.full((size, size), np.nan)
     fig, ax = plt.subplots(figsize=(4.5 + 1.3 * size, 3.2 + 1.1 * size))

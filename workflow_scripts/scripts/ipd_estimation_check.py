@@ -1,10 +1,12 @@
 """Rule ipd_estimation_check: P(L) from log-probabilities beside the sampled share and its Wilson
-interval, for every memory-1 scenario and condition of one experiment (CSV, Markdown, PNG + PDF)."""
+interval, for every memory-1 scenario and condition of one experiment (CSV, Markdown, PNG + PDF).
+Probabilities of label-swap controls are mapped back to cooperate (L) / defect (R) first (ipd.labels)."""
 
 import pandas as pd
 
 from workflow_scripts.ipd.estimation_check import check_figure, check_summary, check_tables, estimation_check
 from workflow_scripts.ipd.figures import save
+from workflow_scripts.ipd.labels import canonical_actions
 from workflow_scripts.ipd.tables import markdown_document, markdown_section
 from workflow_scripts.scripts.logs import rule_log
 
@@ -12,7 +14,8 @@ snakemake = globals()["snakemake"]
 experiment = snakemake.wildcards.experiment
 
 with rule_log(snakemake.log[0]) as log:
-    check = estimation_check(pd.read_csv(snakemake.input.estimates), pd.read_parquet(snakemake.input.logprobs))
+    logprobs = canonical_actions(pd.read_parquet(snakemake.input.logprobs), dict(snakemake.params.labels))
+    check = estimation_check(pd.read_csv(snakemake.input.estimates), logprobs)
     check.to_csv(snakemake.output.csv, index=False)
     summary = check_summary(check)
     with open(snakemake.output.table, "w", encoding="utf-8") as handle:
