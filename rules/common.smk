@@ -14,6 +14,7 @@ from workflow_scripts.ipd.pairs import model_pairs, pair_models  # noqa: E402
 from workflow_scripts.errors import ConfigError  # noqa: E402
 from workflow_scripts.ipd.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime, preflight  # noqa: E402
+from workflow_scripts.llm.budget import Budget  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry  # noqa: E402
 
 try:
@@ -84,6 +85,12 @@ def ipd_answer_files(experiment, suffix="parquet", models=None):
 
 def is_embedded(model):
     return int(bool(config["models"][model].get("embedded")))
+
+
+def budget_usd(*models):
+    """The spend caps of a query job's models (budget_usd overall and per model) as a resource: a
+    JSON string. Not a param: the budget shapes no answer, so raising it reruns only the jobs it stopped."""
+    return Budget.of_config(config, models).to_json()
 
 
 def ipd_kind(experiment):

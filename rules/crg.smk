@@ -31,6 +31,7 @@ rule crg_play:
         runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.lineup.split("+")),
+        budget_usd=lambda w: budget_usd(*w.lineup.split("+")),
     conda:
         "../envs/query.yaml"
     script:

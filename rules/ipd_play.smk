@@ -20,6 +20,7 @@ rule ipd_play:
         runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.pair.split("+")),
+        budget_usd=lambda w: budget_usd(*pair_models(w.pair)),
     conda:
         "../envs/query.yaml"
     script:

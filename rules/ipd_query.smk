@@ -16,6 +16,7 @@ rule ipd_elicit:
         runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: is_embedded(w.model),
+        budget_usd=lambda w: budget_usd(w.model),
     conda:
         "../envs/query.yaml"
     script:

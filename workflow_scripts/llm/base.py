@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
+from workflow_scripts.errors import JobStopped
 from workflow_scripts.llm.spec import ModelSpec
 
 
@@ -53,6 +54,9 @@ class Completion:
         retryable: True if a rerun may get an answer (a transient failure; never cached).
         entry: the cache entry of an answer (request identity with the parameters sent, no
             credentials; usage; cost; time; litellm version), or None for a failure.
+        not_asked: the layer did not ask (budget reached, the Snakemake process ended): a rerun
+            asks it; ``failure`` says why and how to resume.
+        quarantined: damaged cache entries of this request moved aside while answering it.
     """
 
     key: str
@@ -68,11 +72,18 @@ class Completion:
     failure: str | None = None
     retryable: bool = False
     entry: dict | None = field(default=None, repr=False)
+    not_asked: bool = False
+    quarantined: int = 0
 
     @property
     def answered(self) -> bool:
         """True if the provider answered (possibly with a refusal or an empty text)."""
         return self.failure is None
+
+
+def not_asked(reason: str) -> Completion:
+    """A completion the layer did not ask for: ``reason`` says why and how to resume (never cached)."""
+    return Completion(key="", text="", finish_reason=None, failure=reason, retryable=True, not_asked=True)
 
 
 class LanguageModel(Protocol):
@@ -92,13 +103,13 @@ class CacheMiss(LookupError):
         self.key, self.label = key, label
 
 
-class PermanentQueryError(RuntimeError):
+class PermanentQueryError(JobStopped):
     """The provider rejected the request in a way that retrying cannot fix (authentication,
     permission, unknown model, a parameter it refuses, an exhausted quota). Everything answered
     before stays in the cache."""
 
 
-class ReplayIncomplete(LookupError):
+class ReplayIncomplete(JobStopped):
     """Replay mode found requests that are not cached; ``missing`` lists them all."""
 
     def __init__(self, missing: Sequence[CacheMiss]):

@@ -82,15 +82,19 @@ class ResponseCache:
 
     def get(self, key: str) -> dict | None:
         """Return the stored entry of ``key``, or None if absent or untrustworthy."""
+        return self.read(key)[0]
+
+    def read(self, key: str) -> tuple[dict | None, bool]:
+        """(the stored entry of ``key`` or None, whether a damaged file was moved aside now)."""
         path = self.path(key)
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            return None
+            return None, False
         entry = self._verified(text, key)
         if entry is None:
             self._quarantine(path)
-        return entry
+        return entry, entry is None
 
     def put(self, key: str, entry: dict) -> dict:
         """Store ``entry`` (without ``key``/``checksum``; they are added) atomically.
@@ -191,22 +195,26 @@ class Cached:
 
     def key(self, request) -> str:
         """Cache key of ``request`` (without asking it)."""
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options)
-        return request_key(self.spec.identity(params), request.replicate)
+        return self.spec.cache_key(request)
 
     async def complete(self, request):
-        """The cached completion of ``request``, or the inner model's (stored if answered)."""
+        """The cached completion of ``request``, or the inner model's (stored if answered).
+
+        ``quarantined`` of the completion counts damaged entries of this request moved aside now.
+        """
         from workflow_scripts.llm.provider import completion_of
 
         key = self.key(request)
-        entry = self.cache.get(key)
+        entry, damaged = self.cache.read(key)
         if entry is None:
             async with self.cache.lock(key):
-                entry = self.cache.get(key)  # another job may have answered while we waited
+                entry, damaged_again = self.cache.read(key)  # another job may have answered while we waited
+                damaged += damaged_again
                 if entry is None:
                     completion = await self.inner.complete(request)
                     if completion.entry is None:
-                        return dataclasses.replace(completion, key=key)
+                        return dataclasses.replace(completion, key=key, quarantined=damaged)
                     stored = self.cache.put(key, completion.entry)
-                    return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries)
-        return completion_of(entry, from_cache=True)
+                    return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries,
+                                               quarantined=damaged)
+        return dataclasses.replace(completion_of(entry, from_cache=True), quarantined=damaged)

@@ -9,7 +9,6 @@ games stop where their next answer is missing, and the job ends by listing every
 from __future__ import annotations
 
 from workflow_scripts.llm.base import CacheMiss, Completion, Request
-from workflow_scripts.llm.cache import request_key
 from workflow_scripts.llm.spec import ModelSpec
 
 REPLAY_MISS = "not in the response cache (replay mode)"
@@ -27,8 +26,6 @@ class NoCalls:
         self.spec, self.missing = spec, missing
 
     async def complete(self, request: Request) -> Completion:
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options)
-        key = request_key(self.spec.identity(params), request.replicate)
+        key = self.spec.cache_key(request)
         self.missing.append(CacheMiss(key, request.label or f"{self.spec.name} replicate {request.replicate}"))
-        return Completion(key=key, text="", finish_reason=None, seed=params.get("seed"),
-                          failure=REPLAY_MISS, retryable=True)
+        return Completion(key=key, text="", finish_reason=None, failure=REPLAY_MISS, retryable=True)
