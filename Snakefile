@@ -10,6 +10,7 @@ configfile: "config/config.yaml"
 
 
 include: "rules/common.smk"
+include: "rules/plan.smk"
 include: "rules/ipd_query.smk"
 include: "rules/ipd_estimates.smk"
 include: "rules/ipd_report.smk"
@@ -17,7 +18,6 @@ include: "rules/ipd_play.smk"
 include: "rules/ipd_classify.smk"
 include: "rules/ipd_tournament.smk"
 include: "rules/ipd_figures.smk"
-include: "rules/ipd_plan.smk"
 include: "rules/crg.smk"
 
 

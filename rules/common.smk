@@ -49,6 +49,15 @@ wildcard_constraints:
     condition="[A-Za-z0-9_.=-]+",
 
 
+PLAN = "results/plan.csv"
+
+
+def plan_templates():
+    """The prompt template files of both studies (the plan renders every prompt)."""
+    folders = [IPD_TEMPLATE_DIR, Path(workflow.basedir) / config.get("crg", {}).get("template_dir", "config/prompts/crg")]
+    return sorted(str(path) for folder in folders for path in folder.glob("*.txt"))
+
+
 def ipd_condition_ids(experiment):
     """Condition ids of an experiment, restricted by only_conditions."""
     ids = [c.id for c in IPD_CONDITIONS[experiment]]
@@ -146,11 +155,12 @@ IPD_TOURNAMENT_FILES = ["summary.csv", "standings.csv", "matrices.csv", "wins.cs
 
 
 def all_targets():
-    """Everything `rule all` builds: answers only on partial runs, tables and figures otherwise.
+    """Everything `rule all` builds: the spend plan; answers only on partial runs, tables and
+    figures otherwise.
 
     The IPD study builds nothing when it runs no model (ipd.models names no selected model).
     """
-    targets = []
+    targets = [PLAN] if not PARTIAL_RUN else []
     if not IPD_MODELS:
         return targets
     for experiment in IPD_EXPERIMENTS:
@@ -160,6 +170,4 @@ def all_targets():
         targets += ipd_experiment_targets(experiment)
     if not PARTIAL_RUN and ipd_experiments_of("memory1"):
         targets += [f"results/ipd/tournaments/{name}" for name in IPD_TOURNAMENT_FILES]
-    if not PARTIAL_RUN:
-        targets += ["results/ipd/plan.csv", "results/ipd/plan.md"]
     return targets

@@ -84,15 +84,19 @@ class ResponseCache:
         """Return the stored entry of ``key``, or None if absent or untrustworthy."""
         return self.read(key)[0]
 
-    def read(self, key: str) -> tuple[dict | None, bool]:
-        """(the stored entry of ``key`` or None, whether a damaged file was moved aside now)."""
+    def read(self, key: str, quarantine: bool = True) -> tuple[dict | None, bool]:
+        """(the stored entry of ``key`` or None, whether the file there is damaged).
+
+        Args:
+            quarantine: move a damaged file aside (a look that must change nothing passes False).
+        """
         path = self.path(key)
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None, False
         entry = self._verified(text, key)
-        if entry is None:
+        if entry is None and quarantine:
             self._quarantine(path)
         return entry, entry is None
 

@@ -1,0 +1,25 @@
+# The spend plan of both studies (workflow_scripts/plan.py; also `python -m workflow_scripts.plan`):
+# per model x experiment / design, what is still missing from the response cache, its tokens and its
+# cost, computed without any call. Every query job takes the plan as an ancient() input, so the plan
+# is made before the first call and printed; remaking it (any config edit) reruns no query job.
+# Needs from rules/common.smk: config (validated), plan_templates().
+
+
+localrules: plan
+
+
+rule plan:
+    input:
+        templates=plan_templates(),
+    output:
+        csv="results/plan.csv",
+        table=report("results/plan.md", category="Plan"),
+    log:
+        "logs/plan.log",
+    params:
+        config={key: value for key, value in config.items() if key != "embedded"},
+        basedir=workflow.basedir,
+    conda:
+        "../envs/query.yaml"
+    script:
+        "../workflow_scripts/scripts/plan.py"
