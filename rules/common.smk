@@ -52,6 +52,15 @@ wildcard_constraints:
 PLAN = "results/plan.csv"
 
 
+def plan_config():
+    """The config as it shapes the plan: without the embedded server's settings and the budgets
+    (raising a budget must rerun only the jobs it stopped)."""
+    shaping = {key: value for key, value in config.items() if key not in ("embedded", "budget_usd")}
+    shaping["models"] = {name: {k: v for k, v in entry.items() if k != "budget_usd"}
+                         for name, entry in config["models"].items()}
+    return shaping
+
+
 def plan_templates():
     """The prompt template files of both studies (the plan renders every prompt)."""
     folders = [IPD_TEMPLATE_DIR, Path(workflow.basedir) / config.get("crg", {}).get("template_dir", "config/prompts/crg")]

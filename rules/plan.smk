@@ -2,7 +2,7 @@
 # per model x experiment / design, what is still missing from the response cache, its tokens and its
 # cost, computed without any call. Every query job takes the plan as an ancient() input, so the plan
 # is made before the first call and printed; remaking it (any config edit) reruns no query job.
-# Needs from rules/common.smk: config (validated), plan_templates().
+# Needs from rules/common.smk: plan_config(), plan_templates().
 
 
 localrules: plan
@@ -17,7 +17,7 @@ rule plan:
     log:
         "logs/plan.log",
     params:
-        config={key: value for key, value in config.items() if key != "embedded"},
+        config=plan_config(),
         basedir=workflow.basedir,
     conda:
         "../envs/query.yaml"
