@@ -68,6 +68,9 @@ def test_retries_are_counted_per_job_beside_calls_and_cache_hits(storm):
     provider's count of faults, and calls to its count of answers."""
     flow, _, outcomes = storm
     stats = query_stats(flow.root)
+    kinds = {kind: sum(o["outcome"] == kind for o in outcomes) for kind in sorted(TRANSIENT_OUTCOMES | {"answered"})}
+    print("storm figures:", json.dumps({"requests": len(outcomes), **kinds, "retries_counted": int(stats["retries"].sum()),
+                                        "calls_counted": int(stats["calls"].sum()), "failed": int(stats["failed"].sum())}))
     assert {"calls", "cache_hits", "retries"} <= set(stats.columns)
     assert stats["retries"].sum() == sum(o["outcome"] in TRANSIENT_OUTCOMES for o in outcomes)
     assert stats["calls"].sum() == sum(o["outcome"] == "answered" for o in outcomes)

@@ -146,6 +146,8 @@ class Spending:
 
     def exceeded(self, name: str) -> str | None:
         """Why model ``name`` may not call now (a cap is reached), with how to resume; None if it may."""
+        if not self.budget.capped(name):
+            return None
         total, by_model = self.ledger.spent()
         caps = [("budget_usd", self.budget.total, total),
                 (f"models.{name}.budget_usd", self.budget.models.get(name), by_model.get(name, 0.0))]

@@ -28,7 +28,7 @@ def _litellm():
     return litellm
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=16384)
 def text_tokens(litellm_model: str, text: str) -> int:
     """Tokens of ``text`` by the tokenizer litellm uses for ``litellm_model`` (tiktoken when it has none)."""
     return int(_litellm().token_counter(model=litellm_model, text=text))
