@@ -20,6 +20,7 @@ configfile: CONFIG_FILE
 
 
 include: "rules/common.smk"
+include: "rules/plan.smk"
 include: "rules/ipd_query.smk"
 include: "rules/ipd_estimates.smk"
 include: "rules/ipd_estimation_check.smk"
@@ -28,11 +29,9 @@ include: "rules/ipd_play.smk"
 include: "rules/ipd_classify.smk"
 include: "rules/ipd_tournament.smk"
 include: "rules/ipd_figures.smk"
-include: "rules/ipd_plan.smk"
 include: "rules/ipd_study_tables.smk"
 include: "rules/crg.smk"
 include: "rules/crg_analysis.smk"
-include: "rules/crg_plan.smk"
 
 
 rule all:

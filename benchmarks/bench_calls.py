@@ -49,7 +49,8 @@ import pandas as pd  # noqa: E402
 from workflow_scripts.config_check import selection, study_models  # noqa: E402
 from workflow_scripts.ipd.conditions import enabled_experiments, experiment_conditions  # noqa: E402
 from workflow_scripts.ipd.elicit import elicit, probes  # noqa: E402
-from workflow_scripts.ipd.plan import Method, merged_config  # noqa: E402
+from workflow_scripts.llm.estimation import Method  # noqa: E402
+from workflow_scripts.plan import merged_config  # noqa: E402
 from workflow_scripts.ipd.prompts import ACTIONS, templates  # noqa: E402
 from workflow_scripts.llm.context import TEMPLATE_TOKENS_PER_MESSAGE  # noqa: E402
 from workflow_scripts.llm.ordering import prefix_order  # noqa: E402

@@ -15,6 +15,7 @@ from workflow_scripts.ipd.pairs import model_pairs, pair_models  # noqa: E402
 from workflow_scripts.errors import ConfigError  # noqa: E402
 from workflow_scripts.ipd.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime  # noqa: E402
+from workflow_scripts.llm.budget import Budget  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
 from workflow_scripts.provider_check import environment_problems, provider_problems, start_problems  # noqa: E402
 from workflow_scripts.redaction import redact  # noqa: E402
@@ -72,6 +73,22 @@ def report_item(path, caption):
     study and group folders are its category and subcategory (workflow_scripts/reporting.py)."""
     where = placement(workflow.basedir, caption)
     return report(path, caption=where.caption, category=where.category, subcategory=where.subcategory)
+PLAN = "results/plan.csv"
+
+
+def plan_config():
+    """The config as it shapes the plan: without the embedded server's settings and the budgets
+    (raising a budget must rerun only the jobs it stopped)."""
+    shaping = {key: value for key, value in config.items() if key not in ("embedded", "budget_usd")}
+    shaping["models"] = {name: {k: v for k, v in entry.items() if k != "budget_usd"}
+                         for name, entry in config["models"].items()}
+    return shaping
+
+
+def plan_templates():
+    """The prompt template files of both studies (the plan renders every prompt)."""
+    folders = [IPD_TEMPLATE_DIR, Path(workflow.basedir) / config.get("crg", {}).get("template_dir", "config/prompts/crg")]
+    return sorted(str(path) for folder in folders for path in folder.glob("*.txt"))
 
 
 def ipd_condition_ids(experiment):
@@ -136,6 +153,10 @@ def api_calls(models):
     """Provider calls one query job keeps in flight (resource api_calls, capped in the profiles):
     the sum of its models' max_concurrency; the embedded model, served on the job's own loopback, counts 0."""
     return sum(0 if is_embedded(m) else int(config["models"][m].get("max_concurrency", 4)) for m in dict.fromkeys(models))
+def budget_usd(*models):
+    """The spend caps of a query job's models (budget_usd overall and per model) as a resource: a
+    JSON string. Not a param: the budget shapes no answer, so raising it reruns only the jobs it stopped."""
+    return Budget.of_config(config, models).to_json()
 
 
 def ipd_kind(experiment):
@@ -196,17 +217,18 @@ IPD_TOURNAMENT_FILES = ["summary.csv", "standings.csv", "matrices.csv", "wins.cs
                                                     for ext in ("png", "pdf")]
 
 
-IPD_STUDY_FILES = ["plan.csv", "plan.md", "decoding.csv", "decoding.md", "reference_strategies_memory1.csv",
+IPD_STUDY_FILES = ["decoding.csv", "decoding.md", "reference_strategies_memory1.csv",
                    "reference_strategies_memory2.csv", "reference_strategies.md"]
-"""Study-wide outputs under results/ipd/: the call plan, Table S1 (decoding), Tables S2-S3 (references)."""
+"""Study-wide outputs under results/ipd/: Table S1 (decoding), Tables S2-S3 (references)."""
 
 
 def all_targets():
-    """Everything `rule all` builds: answers only on partial runs, tables and figures otherwise.
+    """Everything `rule all` builds: the spend plan; answers only on partial runs, tables and
+    figures otherwise.
 
     The IPD study builds nothing when it runs no model (ipd.models names no selected model).
     """
-    targets = []
+    targets = [PLAN] if not PARTIAL_RUN else []
     if not IPD_MODELS:
         return targets
     for experiment in IPD_EXPERIMENTS:

@@ -15,6 +15,8 @@ def crg_job(wildcards):
 
 
 rule crg_play:
+    input:
+        plan=ancient(PLAN),  # the spend plan is made before any call
     output:
         decisions="results/crg/{design}/{lineup}/{condition}/decisions.parquet",
         games="results/crg/{design}/{lineup}/{condition}/games.parquet",
@@ -33,6 +35,7 @@ rule crg_play:
     resources:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.lineup.split("+")),
         api_calls=lambda w: api_calls(w.lineup.split("+")),
+        budget_usd=lambda w: budget_usd(*w.lineup.split("+")),
     conda:
         "../envs/query.yaml"
     script:

@@ -16,7 +16,6 @@ CRG_RESULTS = (
     [f"results/crg/tables/{t}.{ext}" for t in CRG_TABLE_NAMES for ext in ("csv", "md")]
     + [f"results/crg/figures/{f}.{ext}" for f in CRG_FIGURE_NAMES for ext in ("png", "pdf")]
     + [f"results/crg/selection/{name}" for name in ("payoffs.csv", "fixation.csv", "stationary.csv", "selection.md")]
-    + ["results/crg/plan.csv", "results/crg/plan.md"]
 )
 
 

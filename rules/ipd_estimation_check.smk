@@ -5,6 +5,8 @@
 
 
 rule ipd_logprobs:
+    input:
+        plan=ancient(PLAN),  # the spend plan is made before any call
     output:
         answers="results/ipd/{experiment}/logprobs/{model}/{condition}.parquet",
         stats="results/ipd/{experiment}/logprobs/{model}/{condition}.stats.json",
@@ -20,6 +22,8 @@ rule ipd_logprobs:
         sample_on_fallback=False,
     resources:
         embedded_llm=lambda w: is_embedded(w.model),
+        api_calls=lambda w: api_calls([w.model]),
+        budget_usd=lambda w: budget_usd(w.model),
     conda:
         "../envs/query.yaml"
     script:

@@ -4,6 +4,8 @@
 
 
 rule ipd_play:
+    input:
+        plan=ancient(PLAN),  # the spend plan is made before any call
     output:
         moves="results/ipd/{experiment}/games/{pair}/{condition}.parquet",
         stats="results/ipd/{experiment}/games/{pair}/{condition}.stats.json",
@@ -21,6 +23,7 @@ rule ipd_play:
     resources:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.pair.split("+")),
         api_calls=lambda w: api_calls(w.pair.split("+")),
+        budget_usd=lambda w: budget_usd(*pair_models(w.pair)),
     conda:
         "../envs/query.yaml"
     script:

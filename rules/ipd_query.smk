@@ -2,6 +2,8 @@
 
 
 rule ipd_elicit:
+    input:
+        plan=ancient(PLAN),  # the spend plan is made before any call
     output:
         answers="results/ipd/{experiment}/answers/{model}/{condition}.parquet",
         stats="results/ipd/{experiment}/answers/{model}/{condition}.stats.json",
@@ -18,6 +20,7 @@ rule ipd_elicit:
     resources:
         embedded_llm=lambda w: is_embedded(w.model),
         api_calls=lambda w: api_calls([w.model]),
+        budget_usd=lambda w: budget_usd(w.model),
     conda:
         "../envs/query.yaml"
     script:

@@ -29,15 +29,22 @@ class Workflow:
         config.setdefault("cache", {}).setdefault("dir", str(self.root / "cache"))
         (self.root / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
 
-    def run(self, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
-        """Run snakemake on the repo's Snakefile with this config; returns the finished process."""
-        command = [
+    def command(self, *args: str) -> list[str]:
+        """The snakemake command line of :meth:`run`."""
+        return [
             str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(self.root),
             "--configfile", str(self.root / "config.yaml"), "--cores", "2",
             "--workflow-profile", str(REPO / "profiles" / "default"), *args,
         ]
-        environment = {**os.environ, CALL_LOG_ENV: str(self.calls), **(env or {})}
-        done = subprocess.run(command, cwd=self.root, env=environment, capture_output=True, text=True, timeout=900)
+
+    def environment(self, env: dict | None = None) -> dict:
+        """The environment of :meth:`run` (the scripted players' call log, plus ``env``)."""
+        return {**os.environ, CALL_LOG_ENV: str(self.calls), **(env or {})}
+
+    def run(self, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+        """Run snakemake on the repo's Snakefile with this config; returns the finished process."""
+        done = subprocess.run(self.command(*args), cwd=self.root, env=self.environment(env), capture_output=True,
+                              text=True, timeout=900)
         if check and done.returncode != 0:
             raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout[-4000:]}\n{done.stderr[-6000:]}")
         return done

@@ -27,10 +27,20 @@ bodies. The model name says how to answer and which faults to inject, options jo
 - ``fail=<rate>``: a share ``rate`` of calls fail transiently, in turn 429 (with ``Retry-After``),
   500, 503 and a time-out (the reply comes after ``hang`` seconds); ``retry_after=<s>`` (default
   0.1), ``hang=<s>`` (default 3);
-- ``quota``: every call is a 429 ``insufficient_quota``; ``auth``: every call is a 401.
+- ``quota``: every call is a 429 ``insufficient_quota``; ``auth``: every call is a 401 whose
+  message quotes the key it was sent (worse than real providers, which mask it); ``auth_after=<n>``:
+  the model's first n calls are answered, then every call is a 401 (a key revoked mid-run);
+  ``unknown``: every call is a 404 ``model_not_found``;
+- ``delay=<s>``: every answer comes after s seconds (a slow provider, so that runs can be killed
+  while they ask); ``hold``: answers wait until the test calls :meth:`StubServer.release`.
 
-Every request is logged as one JSON line (model, outcome, n, logprobs asked) to ``log``, so tests
-count calls independently of the pipeline's own accounting.
+:attr:`StubServer.faults` holds options applied to every model on top of its own (tests switch
+faults on and off between runs without changing any model name, which is part of every cache key).
+
+Every request is logged as one JSON line (model, outcome, n, logprobs asked, seed, and ``digest``:
+the SHA-256 of the messages) to ``log``, so tests count calls independently of the pipeline's own
+accounting and tell which request each was (the seed and messages are stored in the request's
+cache entry).
 """
 
 from __future__ import annotations
@@ -62,15 +72,34 @@ def options_of(model: str) -> tuple[str, dict]:
     return player, options
 
 
+def digest(messages: list[dict]) -> str:
+    """SHA-256 of the messages as the stub logs it (canonical JSON)."""
+    return hashlib.sha256(json.dumps(messages, sort_keys=True, separators=(",", ":"),
+                                     ensure_ascii=False).encode()).hexdigest()
+
+
 class Stub:
-    """The server's state: its log, a random stream for transient faults, a turn counter."""
+    """The server's state: its log, a random stream for transient faults, a turn counter, calls
+    per model, and faults applied to every model."""
 
     def __init__(self, log: Path, seed: int = 0):
         self.log, self.random, self.turn, self.lock = log, random.Random(seed), 0, threading.Lock()
+        self.calls: dict[str, int] = {}
+        self.faults: dict = {}
+        self.released = threading.Event()
 
-    def record(self, model: str, outcome: str, n: int = 1, logprobs: bool = False) -> None:
+    def record(self, model: str, outcome: str, body: dict | None = None, n: int = 1) -> None:
+        line = {"model": model, "outcome": outcome, "n": n, "logprobs": bool((body or {}).get("logprobs"))}
+        if body is not None:
+            line.update(seed=body.get("seed"), digest=digest(body["messages"]))
         with self.lock, self.log.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"model": model, "outcome": outcome, "n": n, "logprobs": logprobs}) + "\n")
+            handle.write(json.dumps(line) + "\n")
+
+    def count(self, model: str) -> int:
+        """This call's number among the model's calls (1 for the first)."""
+        with self.lock:
+            self.calls[model] = self.calls.get(model, 0) + 1
+            return self.calls[model]
 
     def transient(self, rate: float) -> str | None:
         with self.lock:
@@ -135,12 +164,16 @@ class Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
         model, messages = body["model"], body["messages"]
         player, options = options_of(model)
+        options = {**options, **self.stub.faults}
         prompt = user_text(messages)
         n = 1 if options.get("no_n") else int(body.get("n") or 1)
-        outcome = self._fault(options, prompt)
-        self.stub.record(model, outcome or "answered", n, bool(body.get("logprobs")))
+        outcome = self._fault(options, prompt, model)
+        self.stub.record(model, outcome or "answered", body, n)
         if outcome:
             return
+        time.sleep(float(options.get("delay", 0)))
+        if options.get("hold"):
+            self.stub.released.wait(timeout=300)
         choices = [self._choice(i, body, player, options, prompt) for i in range(n)]
         self._send(200, {
             "id": "stub-1", "object": "chat.completion", "created": int(time.time()), "model": model,
@@ -168,11 +201,15 @@ class Handler(BaseHTTPRequestHandler):
             choice["logprobs"] = {"content": token_logprobs(token, tokens, int(body.get("top_logprobs") or 0))}
         return choice
 
-    def _fault(self, options: dict, prompt: str) -> str | None:
+    def _fault(self, options: dict, prompt: str, model: str) -> str | None:
         """Send the fault's reply and name it, or None to answer normally."""
         digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
-        if options.get("auth"):
-            return self._error(401, "invalid_api_key", "Incorrect API key provided", "auth")
+        call = self.stub.count(model)
+        if options.get("auth") or ("auth_after" in options and call > int(options["auth_after"])):
+            key = self.headers.get("authorization", "").removeprefix("Bearer ")
+            return self._error(401, "invalid_api_key", f"Incorrect API key provided: {key}", "auth")
+        if options.get("unknown"):
+            return self._error(404, "model_not_found", f"The model `{model}` does not exist", "unknown")
         if options.get("quota"):
             return self._error(429, "insufficient_quota", "You exceeded your current quota", "quota")
         if "policy" in options and digest % int(options["policy"]) == 0:
@@ -191,7 +228,7 @@ class Handler(BaseHTTPRequestHandler):
         return None
 
     def _error(self, status: int, code, message: str, outcome: str, headers=None) -> str:
-        error = {"message": message, "type": "invalid_request_error" if status == 400 else "server_error",
+        error = {"message": message, "type": "invalid_request_error" if status in (400, 401, 404) else "server_error",
                  "code": code, "param": None}
         self._send(status, {"error": error}, headers)
         return outcome
@@ -218,7 +255,8 @@ class StubServer:
     """
 
     def __init__(self, log: Path, seed: int = 0):
-        handler = type("BoundHandler", (Handler,), {"stub": Stub(log, seed)})
+        self.stub = Stub(log, seed)
+        handler = type("BoundHandler", (Handler,), {"stub": self.stub})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.log = log
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -235,8 +273,21 @@ class StubServer:
         self.server.shutdown()
         self.server.server_close()
 
+    @property
+    def faults(self) -> dict:
+        """Options applied to every model (see the module docstring); assign to change them."""
+        return self.stub.faults
+
+    @faults.setter
+    def faults(self, options: dict) -> None:
+        self.stub.faults = dict(options)
+
+    def release(self) -> None:
+        """Let the answers of ``hold`` models go."""
+        self.stub.released.set()
+
     def outcomes(self) -> list[dict]:
-        """Every request so far: [{"model": ..., "outcome": ...}, ...]."""
+        """Every request so far: [{"model": ..., "outcome": ..., "seed": ..., "digest": ...}, ...]."""
         if not self.log.exists():
             return []
         return [json.loads(line) for line in self.log.read_text().splitlines()]

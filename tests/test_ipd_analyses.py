@@ -1,4 +1,4 @@
-"""Analyses of the IPD study on hand-made inputs: play, classification, tournaments, call plan."""
+"""Analyses of the IPD study on hand-made inputs: play, classification, tournaments."""
 
 import math
 
@@ -9,7 +9,6 @@ import yaml
 
 from tests.conftest import REPO
 from workflow_scripts.ipd.classification import class_tables, classification_table
-from workflow_scripts.ipd.plan import call_plan, merged_config
 from workflow_scripts.ipd.pairs import model_pairs
 from workflow_scripts.ipd.play_analysis import cooperation_by_round, last_round, sequences
 from workflow_scripts.ipd.tournaments import disciplines, left_out, play, propensities, ties
@@ -165,20 +164,6 @@ def test_single_model_without_references_has_no_tournament():
     """A round robin needs two strategies: the discipline is listed with a note, nothing is won."""
     summary, standings, _, wins = play(disciplines(pd.DataFrame(strategy_rows({"m": (1, 1, 0, 0, 0)})), ["none"]))
     assert "fewer than two" in summary["note"].item() and standings.empty and wins.empty
-
-
-def test_paper_config_call_count():
-    """config/paper_ipd.yaml, per model, by hand: original 10 framings x 5 scenarios x 50 = 2500;
-    stopping 4 x 5 x 50 = 1000; equal gains 11 x 5 x 50 = 2750; memory-2 21 x 50 = 1050; one-shot 50;
-    play 2 treatments x 10 rounds x (4 games against the others + 2 seats of the self-pair) = 120.
-    Sum 7470 per model, 37350 for the five models (the paper: 'about 40000 individual API calls')."""
-    config = merged_config([REPO / "config/config.yaml", REPO / "config/paper_ipd.yaml"])
-    plan = call_plan(config)
-    per_model = plan.groupby("model")["calls"].sum()
-    assert len(per_model) == 5 and set(per_model) == {7470}
-    calls = plan.set_index(["model", "experiment"])["calls"]
-    assert calls[("gpt-5", "play")] == 120 and calls[("gpt-5", "equal_gains")] == 2750
-    assert plan["calls"].sum() == 37350
 
 
 def test_default_config_is_valid_yaml_with_every_kind():

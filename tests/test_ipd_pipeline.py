@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import REPO, scripted_config
 from workflow_scripts.ipd.known import known_memory2
-from workflow_scripts.ipd.plan import merged_config
 from workflow_scripts.ipd.scenarios import strategy_columns
+from workflow_scripts.plan import merged_config
 
 MEMORY1 = ["p0", "pLL", "pLR", "pRL", "pRR"]
 TREATMENTS = {"exact": "The interaction lasts $rounds rounds.", "at_least": "The interaction lasts at least $rounds rounds."}
@@ -138,7 +138,7 @@ def test_the_study_recovers_known_strategies_classes_and_last_round_defection(wo
     check_tournaments(flow)
     check_play(flow)
     for name in ("memory2/figures/memory2.pdf", "play/figures/play.png", "tournaments/figures/wins.pdf",
-                 "tournaments/figures/totals.png", "stopping/figures/cooperation.png", "plan.md"):
+                 "tournaments/figures/totals.png", "stopping/figures/cooperation.png", "../plan.md"):
         assert (flow.root / "results/ipd" / name).stat().st_size > 0
 
     sequences_before = (flow.root / "results/ipd/play/sequences.csv").read_bytes()

@@ -5,7 +5,8 @@ Two moments (rules/common.smk):
 - when the workflow is read (also ``snakemake -n``): :func:`provider_problems`, things that can
   never work — a ``custom_providers`` module that cannot be imported, a provider prefix
   nobody serves, a decoding parameter the provider rejects (litellm's own rules, e.g.
-  gpt-5 and the o-series accept only temperature 1);
+  gpt-5 and the o-series accept only temperature 1), a spend cap (``budget_usd``) on a model whose
+  price is unknown (:func:`budget_problems`);
 - just before the first job of a real run (Snakemake's ``onstart``): :func:`start_problems`,
   things of this machine and moment — keys not exported, the embedded model's packages missing,
   an ``api_base`` where nothing listens. A dry run reports the first two as warnings
@@ -44,6 +45,23 @@ def provider_problems(config: dict, models: list[str]) -> list[str]:
               and _prefix(config["models"][m]) not in (config.get("custom_providers") or {})]
     if hosted:
         problems += [p for m in hosted for p in hosted_model_problems(config, m)]
+    return problems + budget_problems(config, models)
+
+
+def budget_problems(config: dict, models: list[str]) -> list[str]:
+    """Selected models under a spend cap (``budget_usd`` overall or per model) whose price is unknown:
+    their spend could not be counted (workflow_scripts.llm.budget.check_priced names the field)."""
+    from workflow_scripts.errors import ConfigError
+    from workflow_scripts.llm.budget import Budget, check_priced
+    from workflow_scripts.llm.spec import ModelSpec
+
+    budget, problems = Budget.of_config(config, models), []
+    for name in models:
+        if budget.capped(name):
+            try:
+                check_priced(budget, ModelSpec.from_config(name, config["models"][name]))
+            except ConfigError as error:
+                problems.append(str(error))
     return problems
 
 

@@ -30,7 +30,7 @@ CATEGORIES = {
 SUBCATEGORIES = {
     "experiment": "{experiment}",
     "tournaments": "tournaments (Fig. 5, Figs. S1-S10)",
-    "study": "study-wide: plan, Tables S1-S3",
+    "study": "study-wide: Tables S1-S3",
     "selfplay": "design 1: self-play (Table 3, Fig. 2)",
     "controls": "design 2: prompt and decoding controls (Table 4)",
     "scripted": "design 3: scripted partners (Table 5)",

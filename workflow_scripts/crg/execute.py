@@ -15,24 +15,27 @@ from workflow_scripts.crg.questions import value_question
 from workflow_scripts.crg.seats import SeatView
 from workflow_scripts.crg.runner import SCRIPTED_PREFIX, GameRecord, play_job
 from workflow_scripts.llm import Runtime
+from workflow_scripts.llm.budget import Budget
 from workflow_scripts.llm.choice import longest
 from workflow_scripts.llm.context import Longest
 from workflow_scripts.llm.session import run_with_models
 
 
-def run_job(job: Job, prompter: Prompter, entries: Mapping[str, Mapping], runtime: Runtime) -> tuple[list[GameRecord], dict]:
+def run_job(job: Job, prompter: Prompter, entries: Mapping[str, Mapping], runtime: Runtime,
+            budget: Budget | None = None) -> tuple[list[GameRecord], dict]:
     """Play every cell of ``job``; return the games and the per-model query counts.
 
     Args:
         entries: the job's model entries, the condition's decoding already applied (design 2
             decoding controls; part of every cache key).
+        budget: the spend caps (the rule's ``budget_usd`` resource).
 
     Raises:
         ReplayIncomplete, JobIncomplete, PermanentQueryError: see :func:`run_with_models`.
     """
     label = f"crg/{job.design}/{job.lineup}/{job.condition.name}"
     return run_with_models(entries, runtime, label, lambda models: play_job(job, models, prompter),
-                           planned=planned_decisions(job), longest=longest_prompt(job, prompter))
+                           planned=planned_decisions(job), longest=longest_prompt(job, prompter), budget=budget)
 
 
 def longest_prompt(job: Job, prompter: Prompter, rules: Rules = SEED_000_RULES) -> Longest:

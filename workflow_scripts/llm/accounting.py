@@ -1,9 +1,13 @@
 """Accounting: what a job's requests cost and how they went, with progress while it runs.
 
 :class:`Accounted` is the outermost wrapper of every model of a job. It counts answers, provider
-calls, cache hits, retries, failures, non-valid answers and spend into one :class:`JobStats` per
-job (shared by the job's models), and reports progress: a tqdm bar on the terminal when there is
-one, and a log line every ``interval`` seconds in the job's log.
+calls, cache hits, retries, failures, requests not asked, non-valid answers, damaged cache entries
+moved aside and spend into one :class:`JobStats` per model of the job. :class:`Progress` reports
+the job's counts from a thread every ``interval`` seconds (``LLM_DILEMMAS_PROGRESS_S``, default 5),
+whether answers come or not (a job stuck retrying still reports): as a log line in the job's log,
+and, when the job's original stderr is a terminal (Snakemake's jobs inherit it: they run as its
+child processes), as the same line there. Whole lines rather than a redrawn bar, because several
+jobs share one terminal: tqdm's meter (done/planned, rate, time left) starts each line.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import os
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -21,24 +27,28 @@ from workflow_scripts.llm.parsing import VALID, parse_answer
 
 log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_S = 5.0
+PROGRESS_ENV = "LLM_DILEMMAS_PROGRESS_S"
 
 
 @dataclass
 class JobStats:
-    """Counts of one job.
+    """Counts of one model in one job.
 
     Attributes:
         answers: completions returned (from the cache or a call, failures included).
-        calls: provider calls made (each may include retries; one call may answer several
-            replicates, ``capabilities.n``).
+        calls: provider calls that gave an answer (each may include retries; one call may answer
+            several replicates, ``capabilities.n``).
         cache_hits: answers taken from the cache.
-        retries: transient errors retried inside the calls.
-        failed: requests still failing after the retry budget (a rerun asks them again).
+        retries: transient provider errors retried (429, 5xx, time-outs, lost connections).
+        failed: requests still failing after their retries (a rerun asks them again).
         unanswerable: requests that cannot be answered as configured (prompt too long).
+        not_asked: requests the layer did not ask (budget reached, the Snakemake process ended).
         not_valid: answers that are not a valid option (invalid, empty, truncated, refused).
+        quarantined: damaged cache entries moved aside (and asked again).
         cost_usd: spend of the calls made now whose price is known (USD).
-        cost_unknown: calls made now whose price litellm does not know.
-        failures: label and reason of each failed or unanswerable request.
+        cost_unknown: calls made now whose price is unknown.
+        failures: (kind, label, reason) of each request without an answer; kind is ``failed``,
+            ``unanswerable`` or ``not_asked``.
     """
 
     answers: int = 0
@@ -47,21 +57,22 @@ class JobStats:
     retries: int = 0
     failed: int = 0
     unanswerable: int = 0
+    not_asked: int = 0
     not_valid: int = 0
+    quarantined: int = 0
     cost_usd: float = 0.0
     cost_unknown: int = 0
-    failures: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[tuple[str, str, str]] = field(default_factory=list)
 
     def count(self, request: Request, completion: Completion) -> None:
         """Add one completion of ``request``."""
         self.answers += 1
         self.retries += completion.retries
+        self.quarantined += completion.quarantined
         if completion.failure is not None:
-            if completion.retryable:
-                self.failed += 1
-            else:
-                self.unanswerable += 1
-            self.failures.append((request.label, completion.failure))
+            kind = "not_asked" if completion.not_asked else "failed" if completion.retryable else "unanswerable"
+            setattr(self, kind, getattr(self, kind) + 1)
+            self.failures.append((kind, request.label, completion.failure))
             return
         if completion.from_cache:
             self.cache_hits += 1
@@ -79,78 +90,104 @@ class JobStats:
         counts = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "failures"}
         return {**counts, "cost_usd": round(self.cost_usd, 6)}
 
+    def first(self, kind: str) -> str | None:
+        """The reason of the first request without an answer of ``kind``, or None."""
+        return next((reason for k, _, reason in self.failures if k == kind), None)
+
     def add(self, other: "JobStats") -> "JobStats":
         """The sum of two counts (failure lists joined)."""
         summed = {f.name: getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)}
         return JobStats(**summed)
 
-    def line(self, planned: int = 0) -> str:
-        """One progress line: answers done / planned, cache hits, non-valid, failed, spend."""
-        planned = f"/{planned}" if planned else ""
+    def line(self) -> str:
+        """The counts in words: cache hits, calls, retries, non-valid, failed, not asked, spend."""
         unknown = f" (+{self.cost_unknown} unpriced)" if self.cost_unknown else ""
-        return (f"{self.answers}{planned} answers, {self.cache_hits} from cache, {self.calls} calls, "
-                f"{self.retries} retries, {self.not_valid} not valid, {self.failed} failed, "
-                f"${self.cost_usd:.4f}{unknown}")
+        parts = [f"{self.cache_hits} from cache", f"{self.calls} calls", f"{self.retries} retries",
+                 f"{self.not_valid} not valid", f"{self.failed} failed"]
+        parts += [f"{self.not_asked} not asked"] if self.not_asked else []
+        parts += [f"{self.quarantined} damaged cache entries moved aside"] if self.quarantined else []
+        return ", ".join(parts) + f", ${self.cost_usd:.4f}{unknown}"
+
+
+def progress_interval() -> float:
+    """Seconds between progress reports: ``LLM_DILEMMAS_PROGRESS_S`` or :data:`PROGRESS_INTERVAL_S`."""
+    return float(os.environ.get(PROGRESS_ENV) or PROGRESS_INTERVAL_S)
 
 
 class Progress:
-    """Reports a job's counts while it runs (terminal bar and/or periodic log lines).
+    """Reports a job's counts while it runs (see the module docstring); a context manager.
 
     Args:
         stats: the counts of the job's models (summed for display).
         label: the job's name.
         planned: answers the job expects to need (re-asks not included); 0 if unknown.
-        interval: seconds between log lines (and at most between bar refreshes).
-        terminal: stream for the bar (default: the process's original stderr if it is a terminal).
+        interval: seconds between reports (default :func:`progress_interval`).
+        terminal: stream that also gets each line (default: the process's original stderr if it
+            is a terminal, else none).
     """
 
     def __init__(self, stats: Sequence[JobStats], label: str, planned: int = 0,
-                 interval: float = PROGRESS_INTERVAL_S, terminal=None):
-        self.stats, self.label, self.planned, self.interval = stats, label, planned, interval
-        self._last = time.monotonic()
-        terminal = terminal if terminal is not None else sys.__stderr__
-        self._bar = None
-        if terminal is not None and terminal.isatty():
-            from tqdm import tqdm
+                 interval: float | None = None, terminal=None):
+        self.stats, self.label, self.planned = stats, label, planned
+        self.interval = interval if interval is not None else progress_interval()
+        stream = sys.__stderr__ if terminal is None else terminal
+        self.terminal = stream if stream is not None and stream.isatty() else None
+        self._started = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="progress", daemon=True)
 
-            self._bar = tqdm(total=planned or None, desc=label, unit="answer", file=terminal,
-                             mininterval=min(interval, 1.0), leave=False)
+    def __enter__(self) -> "Progress":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def total(self) -> JobStats:
         """The job's counts summed over its models."""
         return functools.reduce(JobStats.add, self.stats, JobStats())
 
-    def tick(self) -> None:
-        """Refresh after a completion (log line at most every ``interval`` seconds)."""
+    def line(self, final: bool = False) -> str:
+        """``<label>: <meter> <counts>``; the meter is tqdm's (answers done/planned, rate, time left)."""
+        from tqdm import tqdm
+
         total = self.total()
-        if self._bar is not None:
-            self._bar.n = total.answers
-            self._bar.set_postfix_str(total.line().split(", ", 1)[1], refresh=False)
-            self._bar.refresh()
-        now = time.monotonic()
-        if now - self._last >= self.interval:
-            self._last = now
-            log.info("%s: %s", self.label, total.line(self.planned))
+        meter = tqdm.format_meter(total.answers, self.planned or None, time.monotonic() - self._started,
+                                  ncols=60, unit="answer")
+        return f"{self.label}: {'done ' if final else ''}{meter} {total.line()}"
+
+    def report(self, final: bool = False) -> None:
+        """Log the line, and write it to the terminal if there is one."""
+        line = self.line(final)
+        log.info("%s", line)
+        if self.terminal is not None:
+            try:
+                self.terminal.write(line + "\n")
+                self.terminal.flush()
+            except (OSError, ValueError):  # the terminal went away (its Snakemake was killed)
+                self.terminal = None
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.report()
 
     def close(self) -> None:
-        """Final log line; the bar is removed."""
-        if self._bar is not None:
-            self._bar.close()
-        log.info("%s: done: %s", self.label, self.total().line(self.planned))
+        """Stop reporting; one final line."""
+        if not self._stop.is_set():
+            self._stop.set()
+            self.report(final=True)
 
 
 class Accounted(OneOfBatch):
-    """Wrapper: every completion is counted in ``stats`` and reported to ``progress``."""
+    """Wrapper: every completion is counted in ``stats``."""
 
-    def __init__(self, inner, stats: JobStats, progress: Progress | None = None):
-        self.inner, self.spec, self.stats, self.progress = inner, inner.spec, stats, progress
+    def __init__(self, inner, stats: JobStats):
+        self.inner, self.spec, self.stats = inner, inner.spec, stats
 
     async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
         completions = await self.inner.complete_batch(requests)
         for request, completion in zip(requests, completions):
             self.stats.count(request, completion)
-        if self.progress is not None:
-            self.progress.tick()
         return completions
 
 

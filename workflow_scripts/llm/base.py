@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, Sequence
 
+from workflow_scripts.errors import JobStopped
+
 if TYPE_CHECKING:
     from workflow_scripts.llm.spec import ModelSpec
 
@@ -63,6 +65,9 @@ class Completion:
         batch_index: position of this sample among the samples of one provider call; the call's
             usage, cost and latency are recorded on sample 0 only (the others carry none, 0 USD
             and 0 s), so sums over answers are the calls' sums.
+        not_asked: the layer did not ask (budget reached, the Snakemake process ended): a rerun
+            asks it; ``failure`` says why and how to resume.
+        quarantined: damaged cache entries of this request moved aside while answering it.
     """
 
     key: str
@@ -80,11 +85,18 @@ class Completion:
     entry: dict | None = field(default=None, repr=False)
     logprobs: list | None = field(default=None, repr=False)
     batch_index: int = 0
+    not_asked: bool = False
+    quarantined: int = 0
 
     @property
     def answered(self) -> bool:
         """True if the provider answered (possibly with a refusal or an empty text)."""
         return self.failure is None
+
+
+def not_asked(reason: str) -> Completion:
+    """A completion the layer did not ask for: ``reason`` says why and how to resume (never cached)."""
+    return Completion(key="", text="", finish_reason=None, failure=reason, retryable=True, not_asked=True)
 
 
 class LanguageModel(Protocol):
@@ -116,13 +128,13 @@ class CacheMiss(LookupError):
         self.key, self.label = key, label
 
 
-class PermanentQueryError(RuntimeError):
+class PermanentQueryError(JobStopped):
     """The provider rejected the request in a way that retrying cannot fix (authentication,
     permission, unknown model, a parameter it refuses, an exhausted quota). Everything answered
     before stays in the cache."""
 
 
-class ReplayIncomplete(LookupError):
+class ReplayIncomplete(JobStopped):
     """Replay mode found requests that are not cached; ``missing`` lists them all."""
 
     def __init__(self, missing: Sequence[CacheMiss]):

@@ -84,15 +84,23 @@ class ResponseCache:
 
     def get(self, key: str) -> dict | None:
         """Return the stored entry of ``key``, or None if absent or untrustworthy."""
+        return self.read(key)[0]
+
+    def read(self, key: str, quarantine: bool = True) -> tuple[dict | None, bool]:
+        """(the stored entry of ``key`` or None, whether the file there is damaged).
+
+        Args:
+            quarantine: move a damaged file aside (a look that must change nothing passes False).
+        """
         path = self.path(key)
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            return None
+            return None, False
         entry = self._verified(text, key)
-        if entry is None:
+        if entry is None and quarantine:
             self._quarantine(path)
-        return entry
+        return entry, entry is None
 
     def put(self, key: str, entry: dict) -> dict:
         """Store ``entry`` (without ``key``/``checksum``; they are added) atomically.
@@ -212,29 +220,39 @@ class Cached(OneOfBatch):
 
     def key(self, request) -> str:
         """Cache key of ``request`` (without asking it)."""
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
-        return request_key(self.spec.identity(params), request.replicate)
+        return self.spec.cache_key(request)
 
     async def complete_batch(self, requests):
-        """The cached completion of each request; the missing ones asked together and stored one by one."""
-        from workflow_scripts.llm.provider import completion_of
+        """The cached completion of each request; the missing ones asked together and stored one by one.
 
+        ``quarantined`` of a completion counts the damaged entries of its request moved aside now.
+        """
         keys = [self.key(r) for r in requests]
-        entries = {key: self.cache.get(key) for key in keys}
-        results = {key: completion_of(entry, from_cache=True) for key, entry in entries.items() if entry is not None}
+        results, damaged = {}, dict.fromkeys(keys, 0)
+        for key in keys:
+            self._look(key, results, damaged)
         missing = [key for key in keys if key not in results]
         if missing:
             async with self.cache.locks(missing):
                 for key in missing:  # another job may have answered while we waited
-                    entry = self.cache.get(key)
-                    if entry is not None:
-                        results[key] = completion_of(entry, from_cache=True)
+                    self._look(key, results, damaged)
                 asked = [(key, r) for key, r in zip(keys, requests) if key not in results]
                 if asked:
                     answered = await self.inner.complete_batch([r for _, r in asked])
                     for (key, _), completion in zip(asked, answered):
                         results[key] = self._stored(key, completion)
-        return [results[key] for key in keys]
+        return [dataclasses.replace(results[key], quarantined=int(damaged[key])) for key in keys]
+
+    def _look(self, key: str, results: dict, damaged: dict) -> None:
+        """Put the cached completion of ``key`` into ``results`` if stored; count a damaged entry."""
+        from workflow_scripts.llm.provider import completion_of
+
+        if key in results:
+            return
+        entry, bad = self.cache.read(key)
+        damaged[key] += int(bad)
+        if entry is not None:
+            results[key] = completion_of(entry, from_cache=True)
 
     def _stored(self, key: str, completion):
         from workflow_scripts.llm.provider import completion_of

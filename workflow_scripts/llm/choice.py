@@ -106,9 +106,18 @@ def longest(messages: Sequence[dict], options: Sequence[str], max_reasks: int, n
     return conversation
 
 
+REASK_MARK = "/reask="
+
+
 def attempt_replicate(replicate: int | str, attempt: int) -> int | str:
     """Replicate of attempt ``attempt`` of a question: the question's own for attempt 0."""
-    return replicate if attempt == 0 else f"{replicate}/reask={attempt}"
+    return replicate if attempt == 0 else f"{replicate}{REASK_MARK}{attempt}"
+
+
+def attempt_of(replicate: int | str) -> int:
+    """Which attempt of its question a request's replicate is (inverse of :func:`attempt_replicate`)."""
+    text = str(replicate)
+    return int(text.rsplit(REASK_MARK, 1)[1]) if REASK_MARK in text else 0
 
 
 async def ask_choice(

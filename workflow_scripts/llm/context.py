@@ -8,8 +8,9 @@ counts its tokens plus the answer's ``max_tokens`` against the model's context:
 
 - the embedded model: its server's own tokenizer (``POST /extras/tokenize/count``) against
   ``embedded.n_ctx``; a per-message allowance covers the chat template's tokens;
-- API models: ``litellm.token_counter`` against ``max_input_tokens`` of litellm's model
-  information (no check where litellm does not know the model).
+- API models: :func:`workflow_scripts.llm.tokens.prompt_tokens` (litellm's tokenizer, no download)
+  against ``max_input_tokens`` of litellm's model information (no check where litellm does not
+  know the model).
 
 A conversation that cannot fit is refused with :class:`~workflow_scripts.errors.ConfigError`
 before anything is asked. Should a prompt still be too long, the provider's own rejection makes
@@ -25,9 +26,8 @@ from typing import Sequence
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request
+from workflow_scripts.llm.tokens import TEMPLATE_TOKENS_PER_MESSAGE
 
-TEMPLATE_TOKENS_PER_MESSAGE = 8
-"""Allowance for a chat template's role markers around each message (Gemma 3 uses 5)."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ Otherwise the question is asked ``samples`` times (in calls of up to ``capabilit
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -20,6 +21,37 @@ from workflow_scripts.llm.base import LanguageModel
 from workflow_scripts.llm.choice import FAILED, Answer, ask_choice, ask_choices
 from workflow_scripts.llm.spec import LOGPROBS, SAMPLE
 from workflow_scripts.llm.templates import PromptTemplate
+
+@dataclass(frozen=True)
+class Method:
+    """How one model's questions are estimated, as calls (the benchmark's and the tests' arithmetic).
+
+    Attributes:
+        logprobs: one request per question, with log-probabilities (``estimation``).
+        n: samples per call otherwise (``capabilities.n``).
+    """
+
+    logprobs: bool = False
+    n: int = 1
+
+    @classmethod
+    def of(cls, spec) -> "Method":
+        """The method of a :class:`~workflow_scripts.llm.spec.ModelSpec`."""
+        return cls(spec.wants_logprobs, spec.samples_per_call)
+
+    @property
+    def name(self) -> str:
+        return "logprobs" if self.logprobs else "sample" if self.n == 1 else f"sample, n={self.n}"
+
+    def calls(self, samples: int) -> int:
+        """Provider calls of one question: 1 with log-probabilities, else ceil(samples / n)."""
+        return 1 if self.logprobs else math.ceil(samples / self.n)
+
+    def max_calls(self, samples: int, max_reasks: int) -> int:
+        """Calls of one question at worst: the log-probability request falls back, and every sampled
+        answer is asked alone and re-asked ``max_reasks`` times."""
+        return int(self.logprobs) + samples * (1 + max_reasks)
+
 
 PROBE_REPLICATE = 0
 """Replicate of the log-probability request (its parameters differ from a sample's, so its cache

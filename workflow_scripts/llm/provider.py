@@ -21,17 +21,19 @@ were invisible. Here each provider error is sorted into one of four kinds:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import logging
 import random
 import time
 from importlib.metadata import version
 from types import SimpleNamespace
-from typing import Sequence
+from typing import Callable, Sequence
 
 import litellm  # offline: workflow_scripts.llm (imported first) set LITELLM_LOCAL_MODEL_COST_MAP
 
-from workflow_scripts.llm.base import Completion, OneOfBatch, PermanentQueryError, Request
+from workflow_scripts.llm.base import Completion, OneOfBatch, PermanentQueryError, Request, not_asked
+from workflow_scripts.llm.pricing import answer_cost
 from workflow_scripts.llm.spec import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -66,8 +68,8 @@ QUOTA_MARKERS = ("insufficient_quota", "exceeded your current quota", "quota exc
 """A 429 whose message says the account is out of quota is permanent: retrying cannot help."""
 NO_CHOICE = SimpleNamespace(message=SimpleNamespace(content=""), finish_reason=None, logprobs=None)
 """Stands for the answer of a response without any choice (an empty answer, kept and labelled)."""
-BACKOFF_BASE_S = 1.0
 BACKOFF_MAX_S = 60.0
+HALT_CHECK_S = 1.0
 
 
 class LiteLLMModel(OneOfBatch):
@@ -76,10 +78,13 @@ class LiteLLMModel(OneOfBatch):
     Args:
         spec: the model; its ``api_base`` must point at a running server for self-hosted models.
         sleep: the coroutine used to wait between retries (tests pass a fake clock).
+        halt: returns why no further attempt may be made (e.g. the Snakemake process ended:
+            :mod:`workflow_scripts.llm.watchdog`), or None; checked before every attempt and while
+            waiting to retry.
     """
 
-    def __init__(self, spec: ModelSpec, sleep=asyncio.sleep):
-        self.spec, self._sleep = spec, sleep
+    def __init__(self, spec: ModelSpec, sleep=asyncio.sleep, halt: Callable[[], str | None] | None = None):
+        self.spec, self._sleep, self.halt = spec, sleep, halt
 
     async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
         """One answer per request (replicates of one question), up to ``capabilities.n`` per call.
@@ -106,6 +111,9 @@ class LiteLLMModel(OneOfBatch):
         params = self.spec.request_params(list(first.messages), first.replicate, first.options, first.logprobs, len(chunk))
         started, retries = time.monotonic(), 0
         while True:
+            reason = self._halted()
+            if reason is not None:
+                return [dataclasses.replace(not_asked(reason), retries=retries) for _ in chunk]
             call_started = time.perf_counter()
             try:
                 raw = await litellm.acompletion(**params, **self._transport())
@@ -114,7 +122,7 @@ class LiteLLMModel(OneOfBatch):
                     latency = time.perf_counter() - call_started
                     return [self._refusal(r, params, error, latency, retries, i, len(chunk)) for i, r in enumerate(chunk)]
                 if _is_too_long(error):
-                    reason = f"prompt longer than the model's context: {_short(error)}"
+                    reason = f"prompt longer than the model's context: {self._short(error)}"
                     return [failed(r, params, reason, retries, retryable=False) for r in chunk]
                 raise self._permanent(error, first) from error
             except TRANSIENT_ERRORS as error:
@@ -122,13 +130,32 @@ class LiteLLMModel(OneOfBatch):
                     raise self._permanent(error, first) from error
                 wait = self._backoff(error, retries, time.monotonic() - started)
                 if wait is None:
-                    reason = f"{type(error).__name__} after {retries + 1} attempts: {_short(error)}"
+                    reason = f"{type(error).__name__} after {retries + 1} attempts: {self._short(error)}"
                     return [failed(r, params, reason, retries, retryable=True) for r in chunk]
                 retries += 1
-                log.warning("%s: %s; retry %d in %.1f s", first.label or self.spec.name, _short(error), retries, wait)
-                await self._sleep(wait)
+                log.warning("%s: %s; retry %d in %.1f s", first.label or self.spec.name, self._short(error),
+                            retries, wait)
+                await self._pause(wait)
                 continue
             return self._answered(chunk, params, raw, time.perf_counter() - call_started, retries)
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait ``seconds`` before a retry; with a halt, in steps of at most 1 s, ending early on it."""
+        if self.halt is None:
+            await self._sleep(seconds)
+            return
+        while seconds > 0 and self._halted() is None:
+            step = min(seconds, HALT_CHECK_S)
+            await self._sleep(step)
+            seconds -= step
+
+    def _halted(self) -> str | None:
+        return self.halt() if self.halt is not None else None
+
+    def _short(self, error: Exception) -> str:
+        """The error's text, shortened, with this model's API key masked should a provider echo it."""
+        text, key = _short(error), self.spec.api_key()
+        return text.replace(key, "***") if key else text
 
     def _backoff(self, error: Exception, retries: int, spent: float) -> float | None:
         """Seconds to wait before the next attempt, or None when retries or the budget are spent."""
@@ -136,7 +163,7 @@ class LiteLLMModel(OneOfBatch):
             return None
         wait = retry_after(error)
         if wait is None:
-            wait = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2**retries) * (0.5 + random.random() / 2)
+            wait = min(BACKOFF_MAX_S, self.spec.retry_backoff_s * 2**retries) * (0.5 + random.random() / 2)
         if spent + wait > self.spec.retry_budget_s:
             return None
         return wait
@@ -157,17 +184,17 @@ class LiteLLMModel(OneOfBatch):
         name = self.spec.name
         return PermanentQueryError(
             f"{name} ({self.spec.litellm_model}) rejected {request.label or 'a request'}: "
-            f"{type(error).__name__}: {_short(error)}. Check models.{name} in the config (litellm_model, "
+            f"{type(error).__name__}: {self._short(error)}. Check models.{name} in the config (litellm_model, "
             f"api_base, decoding, extra) and the key in ${self.spec.api_key_env or '...'}; answers received "
             "so far are kept in the cache, so rerunning after the fix asks only what is missing."
         )
 
     def _refusal(self, request: Request, params: dict, error: Exception, latency: float, retries: int,
                  index: int = 0, size: int = 1) -> Completion:
-        log.info("%s: content policy refused a request: %s", self.spec.name, _short(error))
+        log.info("%s: content policy refused a request: %s", self.spec.name, self._short(error))
         entry = self._entry(request, params, text="", finish_reason="content_filter",
                             latency=latency if index == 0 else 0.0, retries=retries)
-        entry["response"]["provider_error"] = _short(error)
+        entry["response"]["provider_error"] = self._short(error)
         _mark_batch(entry, index, size)
         return completion_of(entry, from_cache=False)
 
@@ -176,7 +203,7 @@ class LiteLLMModel(OneOfBatch):
         the call's usage, cost and latency go to sample 0 (see :class:`Completion`)."""
         usage = getattr(raw, "usage", None)
         usage = usage.model_dump() if hasattr(usage, "model_dump") else None
-        cost = _cost(raw)
+        cost = answer_cost(raw, self.spec.litellm_model, self.spec.pricing)
         completions = []
         for index, (request, choice) in enumerate(zip(chunk, raw.choices or [NO_CHOICE])):
             entry = self._entry(
@@ -282,10 +309,3 @@ def completion_of(entry: dict, from_cache: bool) -> Completion:
     )
 
 
-def _cost(raw) -> float | str:
-    """Cost in USD from litellm's price map, or 'unknown' (never 0 for an unpriced model)."""
-    try:
-        cost = litellm.completion_cost(completion_response=raw)
-    except Exception:  # litellm raises many kinds for unmapped models
-        return "unknown"
-    return float(cost) if cost else "unknown"

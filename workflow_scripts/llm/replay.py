@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Sequence
 
 from workflow_scripts.llm.base import CacheMiss, Completion, Request
-from workflow_scripts.llm.cache import request_key
 from workflow_scripts.llm.spec import ModelSpec
 
 REPLAY_MISS = "not in the response cache (replay mode)"
@@ -30,7 +29,7 @@ class NoCalls:
 
     async def complete(self, request: Request) -> Completion:
         params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
-        key = request_key(self.spec.identity(params), request.replicate)
+        key = self.spec.cache_key(request)
         self.missing.append(CacheMiss(key, request.label or f"{self.spec.name} replicate {request.replicate}"))
         return Completion(key=key, text="", finish_reason=None, seed=params.get("seed"),
                           failure=REPLAY_MISS, retryable=True)

@@ -5,11 +5,14 @@ Every query job (IPD elicitation, IPD play, CRG play) does::
     with open_models(entries, runtime, label="ipd/original/gemma3-270m/none") as session:
         answer = asyncio.run(ask_choice(session.models["gemma3-270m"], messages, ("L", "R"), 0, 2, note))
         ...
-        session.finish()      # raises if a request is missing: failed after retries, or replay misses
+        session.finish()      # raises if a request is missing: failed, not asked, or replay misses
 
-Each model is ``Accounted(Cached(Bounded(ContextGuard(provider))))``: counted, cached with a
-per-request lock, bounded to ``max_concurrency`` calls in flight, and checked against its context
-before its first call. The provider is litellm
+Each model is ``Accounted(Cached(Bounded(Budgeted(ContextGuard(provider)))))``: counted, cached
+with a per-request lock, bounded to ``max_concurrency`` calls in flight, kept within its spend caps
+(:mod:`~workflow_scripts.llm.budget`), and checked against its context before its first call. The
+provider makes no further call once the Snakemake process that started the job has ended
+(:mod:`~workflow_scripts.llm.watchdog`). While the job runs its progress is reported every few
+seconds (:class:`~workflow_scripts.llm.accounting.Progress`). The provider is litellm
 (:class:`~workflow_scripts.llm.provider.LiteLLMModel`), behind a llama.cpp server started on the
 first cache miss for the embedded model (one server per GGUF file per job, shared by the job's
 models that use it; a fully cached job starts none), or, in replay mode,
@@ -30,21 +33,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable, Iterator, Mapping, TypeVar
 
-from workflow_scripts.errors import ConfigError
+from workflow_scripts.errors import ConfigError, JobStopped
 from workflow_scripts.llm.accounting import Accounted, JobStats, Progress
-from workflow_scripts.llm.base import CacheMiss, Completion, OneOfBatch, Request, ReplayIncomplete
+from workflow_scripts.llm.base import CacheMiss, Completion, OneOfBatch, ReplayIncomplete
+from workflow_scripts.llm.budget import Budget, Budgeted, SpendLedger, Spending
 from workflow_scripts.llm.cache import Cached, ResponseCache
 from workflow_scripts.llm.context import ContextGuard, Longest, api_window, server_tokens
 from workflow_scripts.llm.limits import Bounded
 from workflow_scripts.llm.replay import NoCalls
 from workflow_scripts.llm.spec import ModelSpec
+from workflow_scripts.llm.tokens import prompt_tokens
+from workflow_scripts.llm.watchdog import ParentWatch
 
 REPLAY_ENV = "LLM_DILEMMAS_REPLAY"
 T = TypeVar("T")
 
 
-class JobIncomplete(RuntimeError):
-    """Some requests of the job got no answer after the retry budget; the rest are cached."""
+class JobIncomplete(JobStopped):
+    """Some requests of the job got no answer (failed after their retries, or not asked: budget
+    reached, the Snakemake process ended); every answer received is cached."""
 
 
 @dataclass(frozen=True)
@@ -130,17 +137,17 @@ class LazyServed(OneOfBatch):
     failed request whose server has died raises :class:`~workflow_scripts.llm.embedded.EmbeddedModelError`
     at once (naming the exit code and, for an illegal instruction, the fix) instead of retrying."""
 
-    def __init__(self, spec: ModelSpec, servers: EmbeddedServers):
-        self.spec, self.servers, self._provider = spec, servers, None
+    def __init__(self, spec: ModelSpec, servers: EmbeddedServers, halt: Callable[[], str | None] | None = None):
+        self.spec, self.servers, self.halt, self._provider = spec, servers, halt, None
 
     async def complete_batch(self, requests) -> list[Completion]:
         if self._provider is None:
             from workflow_scripts.llm.provider import LiteLLMModel
 
             base = self.servers.api_base(self.spec.embedded)
-            self._provider = LiteLLMModel(dataclasses.replace(self.spec, api_base=base))
+            self._provider = LiteLLMModel(dataclasses.replace(self.spec, api_base=base), halt=self.halt)
         completions = await self._provider.complete_batch(requests)
-        if any(c.failure is not None for c in completions):
+        if any(c.failure is not None and not c.not_asked for c in completions):
             self.servers.server(self.spec.embedded).check_alive()  # a dead server answers nothing more
         return completions
 
@@ -163,48 +170,70 @@ class Session:
 
         Raises:
             ReplayIncomplete: replay mode found requests that are not cached (all listed).
-            JobIncomplete: requests failed after their retry budget; one line per model says how
-                many, and that rerunning the same command asks only those.
+            JobIncomplete: requests failed after their retries, or were not asked (budget reached,
+                the Snakemake process ended); one clause per model says how many, the config fields
+                involved, and how to resume.
         """
         if self.missing:
             raise ReplayIncomplete(self.missing)
-        lines = [
-            f"{name}: {stats.failed} of {stats.answers} requests failed after retries "
-            f"(first: {stats.failures[0][1]})"
-            for name, stats in self.stats.items() if stats.failed
-        ]
-        if lines:
-            raise JobIncomplete(
-                f"{self.label}: " + "; ".join(lines) + ". Every answer received is kept in the cache: "
-                "rerun the same command to ask only those."
-            )
+        problems = []
+        for name, stats in self.stats.items():
+            spec = self.models[name].spec
+            if stats.failed:
+                problems.append(
+                    f"{name}: {stats.failed} of {stats.answers} requests failed after retries "
+                    f"(models.{name}.num_retries {spec.num_retries}, retry_budget_s {spec.retry_budget_s:g}; "
+                    f"first: {stats.first('failed')}); rerun the same command to ask only those")
+            if stats.not_asked:
+                problems.append(f"{name}: {stats.not_asked} requests not asked: {stats.first('not_asked')}")
+        if problems:
+            raise JobIncomplete(f"{self.label}: " + "; ".join(problems) + ". Every answer received is in the cache.")
 
 
-def build_stack(spec: ModelSpec, runtime: Runtime, cache: ResponseCache, servers: EmbeddedServers,
-                stats: JobStats, progress: Progress | None, missing: list[CacheMiss], longest: Longest | None = None):
-    """``Accounted(Cached(Bounded(ContextGuard(provider))))`` of one model (module docstring)."""
+@dataclass
+class Shared:
+    """What the models of one job share: the runtime, the cache, the embedded servers, the spend
+    caps, the watch on the Snakemake process, what replay found missing and the longest prompt."""
+
+    runtime: Runtime
+    cache: ResponseCache
+    servers: EmbeddedServers
+    spending: Spending
+    halt: Callable[[], str | None] | None = None
+    missing: list[CacheMiss] = field(default_factory=list)
+    longest: Longest | None = None
+
+
+def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
+    """``Accounted(Cached(Bounded(Budgeted(ContextGuard(provider)))))`` of one model (module docstring).
+
+    Raises:
+        ConfigError: a budget on a model whose price is unknown.
+    """
     from workflow_scripts.llm.provider import LiteLLMModel
 
+    runtime, servers = shared.runtime, shared.servers
     if runtime.replay:
-        provider = NoCalls(spec, missing)
-    elif spec.embedded:
-        provider = ContextGuard(LazyServed(spec, servers), longest, lambda messages: (
+        return Accounted(Cached(NoCalls(spec, shared.missing), shared.cache), stats)
+    if spec.embedded:
+        provider = ContextGuard(LazyServed(spec, servers, shared.halt), shared.longest, lambda messages: (
             int(runtime.embedded["n_ctx"]), server_tokens(servers.api_base(spec.embedded), messages)))
     else:
-        provider = ContextGuard(LiteLLMModel(spec), longest, lambda messages: _api_context(spec, messages))
-    return Accounted(Cached(Bounded(provider, spec.max_concurrency), cache), stats, progress)
+        provider = ContextGuard(LiteLLMModel(spec, halt=shared.halt), shared.longest,
+                                lambda messages: _api_context(spec, messages))
+    bounded = Bounded(Budgeted(provider, shared.spending), spec.max_concurrency)
+    return Accounted(Cached(bounded, shared.cache), stats)
 
 
 def _api_context(spec: ModelSpec, messages) -> tuple[int | None, int]:
-    import litellm
-
     window = api_window(spec.litellm_model)
-    return window, (litellm.token_counter(model=spec.litellm_model, messages=list(messages)) if window else 0)
+    return window, (prompt_tokens(spec.litellm_model, list(messages)) if window else 0)
 
 
 @contextlib.contextmanager
 def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "job",
-                planned: int = 0, longest: Longest | None = None) -> Iterator[Session]:
+                planned: int = 0, longest: Longest | None = None, budget: Budget | None = None,
+                watch: bool = True) -> Iterator[Session]:
     """The wrapped models of one job (see the module docstring); servers stop on exit.
 
     Args:
@@ -214,31 +243,39 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
         planned: answers the job expects to need (for progress).
         longest: the job's longest conversation and the config field that makes it long, checked
             against each model's context before its first call (:mod:`workflow_scripts.llm.context`).
+        budget: spend caps (:mod:`workflow_scripts.llm.budget`); default none.
+        watch: stop calling once the Snakemake process that started this job has ended
+            (:mod:`workflow_scripts.llm.watchdog`; nothing to watch outside Snakemake).
 
     Raises:
-        ConfigError: credentials in parameters, or an unloadable custom provider.
+        ConfigError: credentials in parameters, an unloadable custom provider, or a budget on a
+            model whose price is unknown.
     """
     register_custom_providers(runtime.custom_providers)
-    cache = ResponseCache(runtime.cache_dir)
     session = Session(label)
     with contextlib.ExitStack() as stack:
-        servers = EmbeddedServers(runtime, stack)
+        parent = ParentWatch.of_this_job() if watch else None
+        if parent is not None:
+            stack.callback(parent.stop)
+        shared = Shared(runtime, ResponseCache(runtime.cache_dir), EmbeddedServers(runtime, stack),
+                        Spending(budget or Budget(), SpendLedger(runtime.cache_dir)),
+                        parent.reason if parent is not None else None, session.missing, longest)
         session.stats = {name: JobStats() for name in entries}
-        progress = Progress(list(session.stats.values()), label, planned)
-        stack.callback(progress.close)
         for name, entry in entries.items():
-            spec = ModelSpec.from_config(name, dict(entry))
-            session.models[name] = build_stack(spec, runtime, cache, servers, session.stats[name], progress,
-                                               session.missing, longest)
+            session.models[name] = build_stack(ModelSpec.from_config(name, dict(entry)), shared, session.stats[name])
+        stack.enter_context(Progress(list(session.stats.values()), label, planned))
         yield session
 
 
 def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str,
                     play: Callable[[dict], Awaitable[T]], planned: int = 0,
-                    longest: Longest | None = None) -> tuple[T, dict[str, dict]]:
+                    longest: Longest | None = None, budget: Budget | None = None) -> tuple[T, dict[str, dict]]:
     """Open the job's models, run ``play(models)`` to the end, then :meth:`Session.finish`.
 
     Every question is asked (answers are cached as they come) before the job's verdict.
+
+    Args:
+        budget: spend caps (the rule's ``budget_usd`` resource, :meth:`Budget.from_json`).
 
     Returns:
         (what ``play`` returned, the per-model counts).
@@ -246,9 +283,10 @@ def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str
     Raises:
         ReplayIncomplete, JobIncomplete: see :meth:`Session.finish`.
         PermanentQueryError: if a provider rejects a model's requests.
-        ConfigError: the longest conversation does not fit a model's context (nothing was asked).
+        ConfigError: the longest conversation does not fit a model's context (nothing was asked),
+            or a budget on a model whose price is unknown.
     """
-    with open_models(entries, runtime, label, planned, longest) as session:
+    with open_models(entries, runtime, label, planned, longest, budget) as session:
         result = asyncio.run(play(session.models))
         counts = session.counts()
         session.finish()

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.cache import canonical_json
+from workflow_scripts.llm.cache import canonical_json, request_key
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
 
 ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
@@ -74,7 +74,11 @@ class ModelSpec:
         max_concurrency: calls in flight at once (per job).
         num_retries: retries of a transient provider error (429, 5xx, time-out, lost connection).
         retry_budget_s: seconds a request may spend retrying before it is recorded as failed.
+        retry_backoff_s: seconds before the first retry (doubled each retry, at most 60 s) unless
+            the provider says how long (``Retry-After``).
         timeout: seconds per call.
+        pricing: USD per prompt and per answer token ({input_cost_per_token,
+            output_cost_per_token}), or None: litellm's price map (:mod:`workflow_scripts.llm.pricing`).
     """
 
     name: str
@@ -95,7 +99,9 @@ class ModelSpec:
     max_concurrency: int = 4
     num_retries: int = 4
     retry_budget_s: float = 600.0
+    retry_backoff_s: float = 1.0
     timeout: float = 120.0
+    pricing: dict | None = None
 
     @classmethod
     def from_config(cls, name: str, entry: dict) -> "ModelSpec":
@@ -129,7 +135,9 @@ class ModelSpec:
             max_concurrency=entry["max_concurrency"],
             num_retries=entry["num_retries"],
             retry_budget_s=entry["retry_budget_s"],
+            retry_backoff_s=entry["retry_backoff_s"],
             timeout=entry["timeout"],
+            pricing=entry["pricing"],
         )
         spec.check_no_secrets()
         spec.check_estimation()
@@ -249,6 +257,12 @@ class ModelSpec:
         """What the cache key holds besides the replicate: the request plus who serves it."""
         return {"params": params, "served_by": self.served_by or self.api_base}
 
+    def cache_key(self, request) -> str:
+        """Cache key (64 hex chars) of ``request`` (a :class:`~workflow_scripts.llm.base.Request`)
+        to this model, computed without asking it: the one definition every wrapper and the plan use."""
+        params = self.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
+        return request_key(self.identity(params), request.replicate)
+
 
 def choice_schema(options: Sequence[str]) -> dict:
     """JSON schema of the ``json_schema`` answer format: ``{"choice": <one of options>}``."""
@@ -340,7 +354,8 @@ def _walk_keys(mapping: Any, prefix: str = ""):
 
 def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimation: str | None = None) -> dict:
     """A model entry as a query job's params: schema defaults filled in, ``decoding`` overrides
-    applied, ``estimation`` replaced if given, and ``served_by`` resolved (the embedded model's GGUF
+    applied, ``estimation`` replaced if given, ``budget_usd`` left out (it reaches jobs as a resource:
+    :mod:`workflow_scripts.llm.budget`), and ``served_by`` resolved (the embedded model's GGUF
     SHA-256), so a change to any of them reruns exactly that model's jobs.
 
     Raises:
@@ -349,6 +364,7 @@ def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimatio
     from workflow_scripts.schema import model_entry
 
     resolved = model_entry(name, {**entry, **({"estimation": estimation} if estimation else {})})
+    resolved.pop("budget_usd")  # a job resource, not a param: raising it reruns only the jobs it stopped
     resolved["decoding"] = {**resolved["decoding"], **(decoding or {})}
     resolved["served_by"] = resolved["served_by"] or _embedded_identity(resolved["embedded"])
     return resolved

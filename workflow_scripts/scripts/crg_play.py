@@ -7,6 +7,7 @@ from workflow_scripts.crg.execute import run_job
 from workflow_scripts.crg.prompts import Prompter
 from workflow_scripts.crg.records import tables
 from workflow_scripts.llm import Runtime, records
+from workflow_scripts.llm.budget import Budget
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
@@ -15,7 +16,8 @@ with rule_log(snakemake.log[0]) as log:
     params = snakemake.params
     job = Job.from_params(params.job)
     prompter = Prompter(job.condition.template, params.templates, job.system_prompt)
-    games, counts = run_job(job, prompter, params.models, Runtime(**params.runtime))
+    games, counts = run_job(job, prompter, params.models, Runtime(**params.runtime),
+                            Budget.from_json(snakemake.resources.budget_usd))
     for kind, table in tables(games).items():
         records.write_table(table, snakemake.output[kind])
     with open(snakemake.output.stats, "w", encoding="utf-8") as handle:

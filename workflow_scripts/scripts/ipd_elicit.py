@@ -7,6 +7,7 @@ from workflow_scripts.ipd.conditions import Condition
 from workflow_scripts.ipd.elicit import elicit, elicitation_table, longest_prompt, planned_requests, probes
 from workflow_scripts.ipd.prompts import templates
 from workflow_scripts.llm import ModelSpec, Runtime, records
+from workflow_scripts.llm.budget import Budget
 from workflow_scripts.llm.session import run_with_models
 from workflow_scripts.scripts.logs import rule_log
 
@@ -22,6 +23,7 @@ with rule_log(snakemake.log[0]) as log:
         lambda models: elicit(models[model], condition, asked, params.max_reasks, texts, params.sample_on_fallback),
         planned=planned_requests(condition, asked, ModelSpec.from_config(model, params.model).wants_logprobs),
         longest=longest_prompt(condition, asked, params.max_reasks, texts),
+        budget=Budget.from_json(snakemake.resources.budget_usd),
     )
     records.write_table(elicitation_table(rows), snakemake.output.answers)
     with open(snakemake.output.stats, "w", encoding="utf-8") as handle:

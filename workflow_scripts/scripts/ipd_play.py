@@ -6,6 +6,7 @@ from workflow_scripts.ipd.conditions import Condition
 from workflow_scripts.ipd.play import longest_prompt, moves_table, play_pair
 from workflow_scripts.ipd.prompts import templates
 from workflow_scripts.llm import Runtime, records
+from workflow_scripts.llm.budget import Budget
 from workflow_scripts.llm.session import run_with_models
 from workflow_scripts.scripts.logs import rule_log
 
@@ -19,6 +20,7 @@ with rule_log(snakemake.log[0]) as log:
         params.models, Runtime(**params.runtime), f"ipd/{condition.experiment}/{pair}/{condition.id}",
         lambda models: play_pair(models, pair, condition, params.system_prompt, params.max_reasks, texts),
         planned=2 * condition.rounds * condition.games,
+        budget=Budget.from_json(snakemake.resources.budget_usd),
         longest=longest_prompt(condition, params.system_prompt, params.max_reasks, texts),
     )
     records.write_table(moves_table(rows), snakemake.output.moves)

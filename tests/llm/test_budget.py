@@ -1,0 +1,100 @@
+"""Spend caps (issue 10): a job stops asking once the spend recorded in the cache reaches budget_usd
+(per model or overall), keeps every answer, says how to resume; later jobs see the spend recorded by
+earlier ones. The model is priced through models.<name>.pricing and answers over real HTTP from the
+stub provider, which reports usage prompt_tokens = len(prompt) // 4, completion_tokens = 1."""
+
+import asyncio
+import json
+
+import pytest
+
+from tests.stub_server import StubServer
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.llm import JobIncomplete, Request, Runtime, open_models
+from workflow_scripts.llm.budget import Budget, SpendLedger
+
+PROMPT = "You chose L and the other agent chose L. Do you choose L or R?"
+MESSAGES = [{"role": "user", "content": PROMPT}]
+PRICE = 0.001  # USD per token, prompt and answer alike
+COST = (len(PROMPT) // 4 + 1) * PRICE  # one answer, from the stub's usage
+
+
+def entry(api_base, **extra):
+    return {"litellm_model": "openai/ipd:TFT", "api_base": api_base, "max_concurrency": 1, "num_retries": 0,
+            "pricing": {"input_cost_per_token": PRICE, "output_cost_per_token": PRICE}, **extra}
+
+
+def ask(tmp_path, entries, budget, replicates=range(10)):
+    """Ask every model the same question under each replicate; (completions by model, session)."""
+    runtime = Runtime(str(tmp_path / "cache"))
+    with open_models(entries, runtime, "budget-test", budget=budget) as session:
+        async def all_of(model):
+            return [await model.complete(Request(MESSAGES, r, ("L", "R"))) for r in replicates]
+
+        completions = {name: asyncio.run(all_of(model)) for name, model in session.models.items()}
+        return completions, session
+
+
+@pytest.fixture
+def stub(tmp_path):
+    with StubServer(tmp_path / "stub.jsonl") as server:
+        yield server
+
+
+def test_a_model_budget_stops_asking_once_the_recorded_spend_reaches_it(tmp_path, stub):
+    """Budget 3.5 answers' worth, one call at a time: calls 1-4 start below the cap (spend 0, 1, 2, 3
+    x COST), the 5th sees 4 x COST >= 3.5 x COST; replicates 5-10 are not asked."""
+    completions, session = ask(tmp_path, {"m": entry(stub.api_base)}, Budget(None, {"m": 3.5 * COST}))
+    answered = [c for c in completions["m"] if c.failure is None]
+    assert len(answered) == 4 and sum(o["outcome"] == "answered" for o in stub.outcomes()) == 4
+    assert all(c.not_asked and "budget reached" in c.failure for c in completions["m"][4:])
+    total, by_model = SpendLedger(tmp_path / "cache").spent()
+    assert total == pytest.approx(4 * COST) and by_model == {"m": pytest.approx(4 * COST)}
+    with pytest.raises(JobIncomplete, match=r"m: 6 requests not asked: budget reached.*models\.m\.budget_usd.*rerun"):
+        session.finish()
+    assert session.counts()["m"]["not_asked"] == 6 and session.counts()["m"]["calls"] == 4
+
+
+def test_the_next_job_sees_the_spend_and_a_raised_budget_goes_on_from_the_cache(tmp_path, stub):
+    """A second job under the same cap asks nothing new (its first 4 answers come from the cache);
+    raised to 6.5 answers' worth it asks exactly 3 more (spend 4, 5, 6 x COST before each)."""
+    ask(tmp_path, {"m": entry(stub.api_base)}, Budget(None, {"m": 3.5 * COST}))
+    completions, session = ask(tmp_path, {"m": entry(stub.api_base)}, Budget(None, {"m": 3.5 * COST}))
+    assert session.counts()["m"]["cache_hits"] == 4 and session.counts()["m"]["calls"] == 0
+    completions, session = ask(tmp_path, {"m": entry(stub.api_base)}, Budget(None, {"m": 6.5 * COST}))
+    assert (session.counts()["m"]["cache_hits"], session.counts()["m"]["calls"]) == (4, 3)
+    assert sum(o["outcome"] == "answered" for o in stub.outcomes()) == 7
+
+
+def test_the_overall_budget_counts_every_model(tmp_path, stub):
+    """budget_usd over two models asked in turn (a's ten, then b's): a makes 2 calls (spend 0, 1 x
+    COST < 1.5 x COST), then nobody may call."""
+    entries = {"a": entry(stub.api_base), "b": entry(stub.api_base, decoding={"seed": 9})}
+    completions, session = ask(tmp_path, entries, Budget(1.5 * COST, {}))
+    assert session.counts()["a"]["calls"] == 2 and session.counts()["b"]["calls"] == 0
+    assert "budget_usd" in completions["b"][0].failure
+
+
+def test_a_budget_on_a_model_without_a_price_is_refused_before_any_call(tmp_path, stub):
+    unpriced = {**entry(stub.api_base), "pricing": None, "litellm_model": "openai/ipd:TFT-unpriced"}
+    with pytest.raises(ConfigError, match=r"models\.m\.pricing: models\.m\.budget_usd is set"):
+        ask(tmp_path, {"m": unpriced}, Budget(None, {"m": 1.0}))
+    assert stub.outcomes() == []
+
+
+def test_the_budget_travels_as_a_json_resource():
+    budget = Budget(12.5, {"gpt-4o": 5.0, "other": None})
+    assert Budget.from_json(budget.to_json()) == budget and Budget.from_json("") == Budget()
+    assert json.loads(budget.to_json())["total"] == 12.5
+
+
+def test_the_ledger_skips_a_line_still_being_written(tmp_path):
+    """A reader never counts half a line: it is read once complete."""
+    ledger = SpendLedger(tmp_path)
+    ledger.record("k1", "m", "openai/x", 0.25)
+    with open(ledger.path, "a") as handle:
+        handle.write('{"key": "k2", "model": "m", "cost_u')
+    assert ledger.spent() == (0.25, {"m": 0.25})
+    with open(ledger.path, "a") as handle:
+        handle.write('sd": 0.5}\n')
+    assert ledger.spent() == (0.75, {"m": 0.75})

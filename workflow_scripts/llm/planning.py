@@ -1,0 +1,181 @@
+"""What a job would ask, found without asking: the spend plan's stand-in for a model.
+
+:class:`Planned` takes the place of a job's wrapped model while the job's own code runs (the
+same elicitation, game and re-ask code as a real run, so the same requests in the same order).
+Each request's cache key is computed exactly as the layer computes it
+(:meth:`~workflow_scripts.llm.spec.ModelSpec.cache_key`) and looked up without changing the cache:
+
+- found: its answer is returned as the cache would return it, so a game goes on as it went, a
+  cached unreadable answer leads to the same re-ask, and nothing of it is counted as missing;
+- missing: it is counted together with every re-ask the question may still need (the re-ask
+  ceiling ``max_reasks``, an upper bound), with the tokens of those prompts (each re-ask adds the
+  quoted answer and the re-ask note) and of answers at their longest; then a valid answer (the
+  first option) is returned so the job plays on: every game at full length, every seat, round
+  and value question.
+
+Estimation methods are followed as the run follows them (:mod:`workflow_scripts.llm.estimation`):
+replicates asked together go to the provider in calls of up to ``capabilities.n`` samples, so a
+call's prompt is counted once (``max_requests`` counts calls); a log-probability request that is
+missing is answered with log-probabilities that give every answer the same probability, so the
+job goes on as with a derivable estimate, and its possible fallback (``fallback_samples`` sampled
+answers, each re-asked to the limit) is added to ``max_requests`` and the tokens, keeping them an
+upper bound.
+
+Counts go to one :class:`Tally` per model of the job.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+
+from workflow_scripts.llm.base import Completion, Request
+from workflow_scripts.llm.cache import ResponseCache
+from workflow_scripts.llm.choice import PREVIOUS_ANSWER_CHARS, attempt_of, reask_messages
+from workflow_scripts.llm.pricing import tokens_cost
+from workflow_scripts.llm.provider import completion_of
+from workflow_scripts.llm.spec import ModelSpec
+from workflow_scripts.llm.templates import PromptTemplate
+from workflow_scripts.llm.tokens import prompt_tokens, text_tokens
+
+CHARS_PER_TOKEN = 4
+"""Characters of an unreadable answer per answer token, for the quote a re-ask carries (English text)."""
+FILLER = "I am not sure which option to choose here. "
+
+
+@dataclass
+class Tally:
+    """What a model's requests need, summed over jobs.
+
+    Attributes:
+        questions: questions asked (their first attempt), cached or not.
+        cached: requests (re-asks included) whose answer is in the cache.
+        missing: questions whose answer is not in the cache (one request each without re-asks).
+        requests: requests to make at most: each missing question with every re-ask it may need.
+        prompt_tokens: tokens of those requests' prompts.
+        answer_tokens: tokens of their answers at the longest (None if unknown: free text without
+            ``max_tokens``).
+    """
+
+    questions: int = 0
+    cached: int = 0
+    missing: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    answer_tokens: int | None = 0
+
+    def add(self, other: "Tally") -> "Tally":
+        """The sum of two tallies (unknown answer tokens stay unknown)."""
+        summed = {f.name: _plus(getattr(self, f.name), getattr(other, f.name)) for f in fields(self)}
+        return Tally(**summed)
+
+    def cost_usd(self, prices: tuple[float, float] | None) -> float | None:
+        """Cost of :attr:`requests` at ``prices`` (0 when nothing is missing); None if unknown."""
+        if self.requests == 0:
+            return 0.0
+        return tokens_cost(prices, self.prompt_tokens, self.answer_tokens)
+
+
+def _plus(a, b):
+    return None if a is None or b is None else a + b
+
+
+def answer_ceiling(spec: ModelSpec, options: tuple[str, ...]) -> int | None:
+    """Most tokens one answer can bill: ``max_tokens`` (or ``max_completion_tokens``) when set,
+    else the longest constrained answer (grammar: an option; json_schema: ``{"choice": ...}``);
+    None for free text without a limit."""
+    limit = spec.decoding.get("max_completion_tokens") or spec.decoding.get("max_tokens")
+    if spec.answer_format == "free_text":
+        return limit
+    texts = options if spec.answer_format == "grammar" else [json.dumps({"choice": o}) for o in options]
+    constrained = max(text_tokens(spec.litellm_model, t) for t in texts)
+    return min(constrained, limit) if limit else constrained
+
+
+@dataclass
+class Planned:
+    """A model of a job under planning (see the module docstring).
+
+    Args:
+        spec: the model as the job would configure it.
+        cache: the response cache (only read; a damaged entry counts as missing and stays put).
+        max_reasks: the job's re-ask limit.
+        reask_note: the job's re-ask template.
+        fallback_samples: for an elicitation, the answers a log-probability question samples should
+            it fall back (its ``samples``; 0 where it does not fall back): its log-probability
+            request is never re-asked. None for games, whose moves are re-asked as any answer.
+        tally: receives the counts.
+    """
+
+    spec: ModelSpec
+    cache: ResponseCache
+    max_reasks: int
+    reask_note: PromptTemplate
+    fallback_samples: int | None = None
+    tally: Tally = field(default_factory=Tally)
+    _growth: dict = field(default_factory=dict, repr=False)
+
+    async def complete(self, request: Request) -> Completion:
+        return (await self.complete_batch([request]))[0]
+
+    async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
+        """The cached answer of each request, or a stand-in answer (module docstring)."""
+        results, missing = [], 0
+        for request in requests:
+            attempt = attempt_of(request.replicate)
+            self.tally.questions += attempt == 0
+            key = self.spec.cache_key(request)
+            entry, _ = self.cache.read(key, quarantine=False)
+            if entry is not None:
+                self.tally.cached += 1
+                results.append(completion_of(entry, from_cache=True))
+                continue
+            first_of_call = missing % self.spec.samples_per_call == 0
+            probe = request.logprobs and self.fallback_samples is not None
+            self._count_missing(request, 0 if probe else self.max_reasks - attempt, first_of_call)
+            if probe:
+                self._count_fallback(request)
+            missing += 1
+            results.append(Completion(key=key, text=request.options[0], finish_reason="stop",
+                                      logprobs=_even_logprobs(request.options) if request.logprobs else None))
+        return results
+
+    def _count_missing(self, request: Request, reasks: int, first_of_call: bool = True) -> None:
+        """One missing question: its request (a call of its own, or a further sample of a call whose
+        prompt is already counted) and up to ``reasks`` re-asks, each prompt longer by one quoted
+        answer and note."""
+        first = prompt_tokens(self.spec.litellm_model, request.messages)
+        growth = self._reask_growth(request.options)
+        answer = answer_ceiling(self.spec, request.options)
+        asked = 1 + reasks
+        self.tally.missing += 1
+        self.tally.requests += reasks + first_of_call
+        self.tally.prompt_tokens += (reasks + first_of_call) * first + growth * reasks * asked // 2
+        self.tally.answer_tokens = _plus(self.tally.answer_tokens, None if answer is None else asked * answer)
+
+    def _count_fallback(self, request: Request) -> None:
+        """What a log-probability question asks should it fall back: ``fallback_samples`` sampled
+        answers in calls of up to ``capabilities.n``, each re-asked up to ``max_reasks`` times."""
+        for replicate in range(self.fallback_samples or 0):
+            before = self.tally.missing
+            self._count_missing(request, self.max_reasks, replicate % self.spec.samples_per_call == 0)
+            self.tally.missing = before  # not a question unless it falls back
+
+    def _reask_growth(self, options: tuple[str, ...]) -> int:
+        """Tokens one re-ask adds: the quoted unreadable answer (as long as it can be quoted) and the note."""
+        if options not in self._growth:
+            ceiling = answer_ceiling(self.spec, options)
+            chars = PREVIOUS_ANSWER_CHARS if ceiling is None else min(PREVIOUS_ANSWER_CHARS, CHARS_PER_TOKEN * ceiling)
+            quoted = (FILLER * (1 + chars // len(FILLER)))[:chars]
+            self._growth[options] = prompt_tokens(self.spec.litellm_model,
+                                                  reask_messages([], quoted, options, self.reask_note))
+        return self._growth[options]
+
+
+def _even_logprobs(options: Sequence[str]) -> list[dict]:
+    """Log-probabilities (OpenAI's chat format) that give every answer the same probability."""
+    logprob = -math.log(len(options))
+    top = [{"token": option, "logprob": logprob} for option in options]
+    return [{"token": options[0], "logprob": logprob, "top_logprobs": top}]

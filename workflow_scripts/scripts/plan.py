@@ -1,0 +1,14 @@
+"""Rule plan: the spend plan of both studies, before any call (workflow_scripts/plan.py)."""
+
+from workflow_scripts.plan import call_plan, markdown, summary, with_totals
+from workflow_scripts.scripts.logs import rule_log, tell
+
+snakemake = globals()["snakemake"]
+
+with rule_log(snakemake.log[0]) as log:
+    plan = with_totals(call_plan(snakemake.params.config, snakemake.params.basedir))
+    plan.to_csv(snakemake.output.csv, index=False)
+    with open(snakemake.output.table, "w", encoding="utf-8") as handle:
+        handle.write(markdown(plan))
+    log.info("%s", summary(plan))
+    tell(f"{summary(plan)} (table: {snakemake.output.table})")
