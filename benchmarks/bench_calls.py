@@ -32,7 +32,6 @@ import argparse
 import asyncio
 import dataclasses
 import json
-import math
 import re
 import sys
 import tempfile

@@ -64,7 +64,7 @@ def test_strategy_rows_name_their_method():
     rows += [r for s, v in zip(MEMORY1[:4], (1, 1, 0, 0)) for r in answer_rows("mixed", s, probability=v)]
     rows += answer_rows("mixed", "RR", actions=("R", "R"), fallback="0.2 of the probability lies outside the answers")
     strategies = strategy_table(estimates_of(rows), {("original", "none"): (3, 0, 5, 1)}).set_index("model")
-    assert strategies.loc["grim", COLUMNS].tolist() == [1, 1, 0, 0, 0] and strategies.loc["grim", "closest"] == "GRIM"
+    assert strategies.loc["grim", COLUMNS].tolist() == [1, 1, 0, 0, 0] and strategies.loc["grim", "nearest"] == "GRIM"
     assert strategies.loc["grim", "method"] == "probability" and math.isnan(strategies.loc["grim", "n_min"])
     assert strategies.loc["mixed", "method"] == "probability+sampled" and strategies.loc["mixed", "n_min"] == 2
 

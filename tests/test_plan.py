@@ -2,7 +2,6 @@
 litellm's own tokenizer and price map, 'unknown' for an unpriced model, and nothing cached counted
 as missing (the cache filled by the real layer, then the plan computed without a call)."""
 
-import asyncio
 
 import litellm
 import pandas as pd
@@ -205,11 +204,16 @@ def test_paper_ipd_overlay_by_hand():
 
 
 def test_the_command_prints_the_plan_and_refuses_a_bad_config(tmp_path, capsys):
-    """`python -m workflow_scripts.plan`: a table and a summary line; a config error exits 2 naming the field."""
+    """`python -m workflow_scripts.plan`: a table and a summary line; a config error exits 2 naming the field.
+
+    The default config by hand: IPD original (10 framings + 2 label-swap controls) x 5 scenarios x 10
+    = 600, its estimation check 12 x 5 = 60 log-probability requests, stopping 4 x 5 x 5 = 100, equal
+    gains 4 x 5 x 5 = 100, memory-2 21 x 5 = 105, one-shot 10, play 2 treatments x 10 rounds x 2
+    seats of the self-pair = 40: 1015; CRG 680 (tests/crg/test_analysis_dag.py): 1695 questions."""
     assert main(["--directory", str(REPO), "--base", str(REPO / "config/config.yaml"),
                  "--config", f"cache={{'dir': '{tmp_path}'}}"]) == 0
     out = capsys.readouterr().out
-    assert "| gemma3-270m" in out and "plan: 1259 questions" in out
+    assert "| gemma3-270m" in out and "plan: 1695 questions" in out
     assert main(["--base", str(REPO / "config/config.yaml"), "--config", "only_models=nobody"]) == 2
     assert "only_models" in capsys.readouterr().err
 

@@ -44,7 +44,7 @@ from typing import Awaitable
 import pandas as pd
 
 from workflow_scripts.config_check import selection, study_models
-from workflow_scripts.crg.designs import Job, job_templates, planned_jobs
+from workflow_scripts.crg.designs import job_templates, planned_jobs
 from workflow_scripts.crg.prompts import Prompter
 from workflow_scripts.crg.runner import play_job
 from workflow_scripts.errors import ConfigError
@@ -112,7 +112,7 @@ def _ipd_condition_jobs(config: dict, condition: Condition, models: Sequence[str
     jobs = [PlanJob("ipd", condition.experiment, _entries(config, [model]), reasks, note,
                     lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts), condition.samples)
             for model in models]
-    if condition.experiment in ipd["analysis"].get("estimation_check", []):
+    if condition.experiment in (ipd.get("analysis") or {}).get("estimation_check", []):
         checked = [m for m in models if probability_capable(m, config["models"][m])]
         jobs += [PlanJob("ipd", f"{condition.experiment} (estimation check)",
                          _entries(config, [model], estimation=LOGPROBS), reasks, note,

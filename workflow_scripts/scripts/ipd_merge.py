@@ -1,8 +1,6 @@
 """Rules ipd_merge and ipd_play_merge: one experiment's per-job answer tables in one parquet file,
 plus the query counts of every job."""
 
-import pandas as pd
-
 from workflow_scripts.ipd import elicit, play
 from workflow_scripts.llm import records
 from workflow_scripts.llm.accounting import read_counts
