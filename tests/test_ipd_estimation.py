@@ -134,19 +134,26 @@ def test_the_estimation_check_takes_memory1_experiments_only():
 
 def test_plan_calls_by_method():
     """Per scenario with 50 samples: 50 calls sampled one by one, ceil(50/8) = 7 with n = 8, 1 with
-    log-probabilities. The original experiment (10 framings x 5 scenarios) of a logprobs model: 50 calls,
-    against 2500 sampled (50x fewer)."""
-    from workflow_scripts.ipd.plan import Method, call_plan, merged_config
+    log-probabilities. In the spend plan of the paper grid (ipd.max_reasks 2, nothing cached), original
+    experiment (10 framings x 5 scenarios): a logprobs model asks 50 questions, at most 50 x (1 + 50 x 3)
+    requests should every one fall back; an n = 8 model 2500 questions in at most 50 x (7 + 50 x 2) calls
+    (first answers 8 per call, re-asks one by one); a sampling model 2500 questions, 7500 requests."""
+    from workflow_scripts.llm.estimation import Method
+    from workflow_scripts.plan import call_plan, merged_config
+    from workflow_scripts.schema import validated
     from tests.conftest import REPO
 
     assert (Method().calls(50), Method(n=8).calls(50), Method(logprobs=True).calls(50)) == (50, 7, 1)
     config = merged_config([REPO / "config/config.yaml", REPO / "config/paper_ipd.yaml"])
     config["models"]["gpt-4o"].update(estimation="logprobs")
     config["models"]["gemini-2.5-pro"].update(capabilities={"n": 8})
-    plan = call_plan(config).set_index(["model", "experiment"])
-    assert plan.loc[("gpt-4o", "original"), ["estimation", "calls"]].tolist() == ["logprobs", 50]
-    assert plan.loc[("gemini-2.5-pro", "original"), ["estimation", "calls"]].tolist() == ["sample, n=8", 10 * 5 * 7]
-    assert plan.loc[("claude-sonnet-4", "original"), "calls"] == 2500 and plan.loc[("gpt-4o", "play"), "calls"] == 120
+    config = validated(config)
+    config["cache"]["dir"] = "/nonexistent-cache"
+    plan = call_plan(config, REPO).set_index(["model", "experiment"])[["questions", "max_requests"]]
+    assert plan.loc[("gpt-4o", "original")].tolist() == [50, 50 * (1 + 50 * 3)]
+    assert plan.loc[("gemini-2.5-pro", "original")].tolist() == [2500, 50 * (7 + 50 * 2)]
+    assert plan.loc[("claude-sonnet-4", "original")].tolist() == [2500, 7500]
+    assert plan.loc[("gpt-4o", "play"), "questions"] == 120
 
 
 def test_a_jobs_requests_reach_the_model_in_prefix_order():
