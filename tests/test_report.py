@@ -45,8 +45,9 @@ CRG_GROUPS = {
     "tables/table4": "design 2", "tables/table5": "design 3",
     "mixed/": "design 4", "figures/fig3": "design 4", "figures/fig4": "design 4",
     "selection/": "selection", "figures/fig5": "selection", "figures/figS7": "selection",
-    "plan.": "plan and answers", "query_stats": "plan and answers", "invalid_rates": "plan and answers",
+    "query_stats": "plan and answers", "invalid_rates": "plan and answers",
 }
+BOTH = "Both studies"  # results/plan.csv and plan.md: the spend plan of both studies
 
 
 def both_studies() -> dict:
@@ -111,7 +112,9 @@ def test_items_are_grouped_by_study_then_experiment_or_design(report):
     where = placed(categories)
     for path in written:
         category, subcategory = where[path]
-        if path.startswith("results/ipd/"):
+        if path.startswith("results/plan."):
+            assert category == BOTH and "plan" in subcategory, (path, subcategory)
+        elif path.startswith("results/ipd/"):
             part = path.split("/")[2]
             expected = part if part in ("original", "play") else ("tournaments" if part == "tournaments" else "study-wide")
             assert category == IPD and subcategory.startswith(expected), (path, subcategory)
@@ -124,8 +127,9 @@ def test_every_caption_names_its_seed_item_and_the_config_behind_it(report):
     results, _, _, written = report
     for path in written:
         text = caption(results, path)
-        seed = "Seed 001:" if path.startswith("results/ipd/") else "Seed 000:"
-        assert seed in text and "Config:" in text, path
+        seeds = (["Seed 001:", "Seed 000:"] if path.startswith("results/plan.")
+                 else ["Seed 001:"] if path.startswith("results/ipd/") else ["Seed 000:"])
+        assert all(seed in text for seed in seeds) and "Config:" in text, path
 
 
 @pytest.mark.parametrize("path, phrases", [

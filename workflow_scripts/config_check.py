@@ -28,6 +28,11 @@ def explain_validation_error(error: Exception, config: dict | None = None) -> st
     if cause.context:
         cause = jsonschema.exceptions.best_match(cause.context)
     path = [str(p) for p in cause.absolute_path]
+    if cause.validator == "additionalProperties" and isinstance(cause.instance, dict):
+        allowed = set((cause.schema or {}).get("properties") or {})
+        unexpected = [k for k in cause.instance if k not in allowed]
+        if len(unexpected) == 1:  # name the field itself: models.x.decoding.logprobs
+            path.append(str(unexpected[0]))
     field = ".".join(path) or "(top level)"
     hint = cause.schema.get("description") if isinstance(cause.schema, dict) else None
     what = cause.message

@@ -129,3 +129,34 @@ def test_two_askers_of_one_request_pay_once(tmp_path):
         calls = session.stats["a"].calls + session.stats["b"].calls
         hits = session.stats["a"].cache_hits + session.stats["b"].cache_hits
     assert (calls, hits) == (1, 1) and first.key == second.key and first.text == second.text
+
+
+def test_answers_of_one_call_are_kept_when_another_call_of_the_batch_is_rejected(tmp_path):
+    """Six replicates, n = 2 per call: the provider answers the first two calls and rejects the third
+    (a revoked key). The four answers paid for are in the cache; the error still reaches the job."""
+    from workflow_scripts.llm.base import Completion, PermanentQueryError
+    from workflow_scripts.llm.cache import Cached
+    from workflow_scripts.llm.spec import ModelSpec
+
+    spec = ModelSpec.from_config("m", {"litellm_model": "fake/m", "capabilities": {"n": 2}})
+
+    class Provider:
+        def __init__(self):
+            self.spec, self.calls = spec, 0
+
+        async def complete_batch(self, requests):
+            self.calls += 1
+            if self.calls == 3:
+                raise PermanentQueryError("401: key revoked")
+            params = spec.request_params([], requests[0].replicate, ("L", "R"))
+            return [Completion(key="", text="L", finish_reason="stop", entry={
+                "request": spec.identity(params), "replicate": r.replicate, "response": {"text": "L", "finish_reason": "stop"},
+            }) for r in requests]
+
+    cache = ResponseCache(tmp_path / "cache")
+    model = Cached(Provider(), cache)
+    requests = [Request([{"role": "user", "content": "L or R?"}], r, ("L", "R")) for r in range(6)]
+    with pytest.raises(PermanentQueryError):
+        asyncio.run(model.complete_batch(requests))
+    stored = [r.replicate for r in requests if cache.get(model.key(r)) is not None]
+    assert stored == [0, 1, 2, 3]

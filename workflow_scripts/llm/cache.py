@@ -237,11 +237,25 @@ class Cached(OneOfBatch):
                 for key in missing:  # another job may have answered while we waited
                     self._look(key, results, damaged)
                 asked = [(key, r) for key, r in zip(keys, requests) if key not in results]
-                if asked:
-                    answered = await self.inner.complete_batch([r for _, r in asked])
-                    for (key, _), completion in zip(asked, answered):
-                        results[key] = self._stored(key, completion)
+                await self._ask(asked, results)
         return [dataclasses.replace(results[key], quarantined=int(damaged[key])) for key in keys]
+
+    async def _ask(self, asked: list, results: dict) -> None:
+        """Ask the missing requests in calls of up to ``capabilities.n``, storing each call's answers
+        as soon as it returns: a permanent error raised by one call (after every other call has
+        ended) never loses what the others were paid for."""
+        size = self.spec.samples_per_call
+
+        async def call(chunk):
+            answered = await self.inner.complete_batch([r for _, r in chunk])
+            for (key, _), completion in zip(chunk, answered):
+                results[key] = self._stored(key, completion)
+
+        ended = await asyncio.gather(*(call(asked[i:i + size]) for i in range(0, len(asked), size)),
+                                     return_exceptions=True)
+        errors = [e for e in ended if isinstance(e, BaseException)]
+        if errors:
+            raise errors[0]
 
     def _look(self, key: str, results: dict, damaged: dict) -> None:
         """Put the cached completion of ``key`` into ``results`` if stored; count a damaged entry."""
