@@ -15,8 +15,6 @@ def crg_job(wildcards):
 
 
 rule crg_play:
-    input:
-        plan=ancient(PLAN),  # the spend plan is made before any call
     output:
         decisions="results/crg/{design}/{lineup}/{condition}/decisions.parquet",
         games="results/crg/{design}/{lineup}/{condition}/games.parquet",

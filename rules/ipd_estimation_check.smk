@@ -5,8 +5,6 @@
 
 
 rule ipd_logprobs:
-    input:
-        plan=ancient(PLAN),  # the spend plan is made before any call
     output:
         answers="results/ipd/{experiment}/logprobs/{model}/{condition}.parquet",
         stats="results/ipd/{experiment}/logprobs/{model}/{condition}.stats.json",

@@ -4,8 +4,6 @@
 
 
 rule ipd_play:
-    input:
-        plan=ancient(PLAN),  # the spend plan is made before any call
     output:
         moves="results/ipd/{experiment}/games/{pair}/{condition}.parquet",
         stats="results/ipd/{experiment}/games/{pair}/{condition}.stats.json",

@@ -2,8 +2,6 @@
 
 
 rule ipd_elicit:
-    input:
-        plan=ancient(PLAN),  # the spend plan is made before any call
     output:
         answers="results/ipd/{experiment}/answers/{model}/{condition}.parquet",
         stats="results/ipd/{experiment}/answers/{model}/{condition}.stats.json",

@@ -1,7 +1,8 @@
 # The spend plan of both studies (workflow_scripts/plan.py; also `python -m workflow_scripts.plan`):
 # per model x experiment / design, what is still missing from the response cache, its tokens and its
-# cost, computed without any call. Every query job takes the plan as an ancient() input, so the plan
-# is made before the first call and printed; remaking it (any config edit) reruns no query job.
+# cost, computed without any call. It is the run's first job (highest priority; a local rule) and
+# prints its summary line. Query jobs do not take it as an input: Snakemake skips the rerun triggers
+# (params, code) of every job downstream of a job that reruns, and any config edit reruns the plan.
 # Needs from rules/common.smk: plan_config(), plan_templates().
 
 
@@ -9,6 +10,7 @@ localrules: plan
 
 
 rule plan:
+    priority: 1000
     input:
         templates=plan_templates(),
     output:
