@@ -52,10 +52,10 @@ def add_model(config: dict, name: str, **entry) -> None:
 # (id, edit of the config, extra snakemake arguments, field path expected in the message)
 BAD_CONFIGS = [
     ("unknown-model-field", lambda c: c["models"]["tft"].update(temprature=1), (),
-     "field models.tft: Additional properties are not allowed ('temprature' was unexpected)"),
+     "field models.tft.temprature: Additional properties are not allowed ('temprature' was unexpected)"),
     ("temperature-out-of-range", lambda c: c["models"]["tft"]["decoding"].update(temperature=5), (),
      "models.tft.decoding.temperature"),
-    ("decoding-typo", lambda c: c["models"]["tft"]["decoding"].update(temprature=1), (), "models.tft.decoding"),
+    ("decoding-typo", lambda c: c["models"]["tft"]["decoding"].update(temprature=1), (), "models.tft.decoding.temprature"),
     ("p-above-1", lambda c: crg(c, "selfplay", "base").update(p=[0.5, 1.5]), (), "crg.designs.selfplay.conditions.base.p"),
     ("p-below-0", lambda c: crg(c, "scripted", "with_0").update(p=[-0.1]), (), "crg.designs.scripted.conditions.with_0.p"),
     ("samples-0", lambda c: c["ipd"].update(samples=0), (), "ipd.samples"),
@@ -80,6 +80,10 @@ BAD_CONFIGS = [
     ("logprobs-on-anthropic", lambda c: add_model(c, "claude", litellm_model="anthropic/claude-sonnet-4-20250514",
                                                   api_key_env="ANTHROPIC_API_KEY", decoding={"logprobs": True}), (),
      "models.claude.decoding.logprobs"),
+    ("estimation-logprobs-on-anthropic", lambda c: add_model(c, "claude", litellm_model="anthropic/claude-sonnet-4-20250514",
+                                                             api_key_env="ANTHROPIC_API_KEY", estimation="logprobs",
+                                                             decoding={"temperature": 1.0}), (),
+     "models.claude.capabilities.logprobs"),
     ("unknown-provider", lambda c: add_model(c, "typo", litellm_model="opnai/gpt-4o"), (), "models.typo.litellm_model"),
     ("risk-as-only-conditions", lambda c: None, ("--config", "only_conditions=0.9"),
      "only_conditions: 0.9 is not of type"),
