@@ -47,7 +47,7 @@ def dag_config(cache: str) -> dict:
     config["models"]["giver"] = {"enabled": True, "litellm_model": "crgscripted/always_4"}
     config["ipd"]["models"] = ["tft"]
     config["ipd"]["experiments"]["play"] = {"kind": "play", "framings": ["none"], "rounds": 2, "games": 1,
-                                            "treatments": {"exact": "The interaction lasts {rounds} rounds."}}
+                                            "treatments": {"exact": "The interaction lasts $rounds rounds."}}
     config["crg"] = {"games_per_cell": 1, "designs": {"selfplay": {"models": ["giver"], "conditions": {"base": {"p": [0.5]}}}}}
     return config
 
