@@ -55,9 +55,9 @@ def crg_config():
 
 @pytest.fixture(scope="module")
 def flow(tmp_path_factory):
-    """Run crg_all once (games, then every table and figure)."""
+    """Run crg_all and the spend plan once (games, then every table and figure)."""
     flow = Workflow(tmp_path_factory.mktemp("crg_analysis"), crg_config())
-    flow.run("crg_all")
+    flow.run("crg_all", "results/plan.csv")
     return flow
 
 
