@@ -1,6 +1,7 @@
 """Smoke runs of the real embedded model (Gemma 3 270M on llama.cpp, loopback only)."""
 
 import asyncio
+import os
 import shutil
 import subprocess
 
@@ -12,26 +13,37 @@ from workflow_scripts.llm import STATUSES, VALID, Request, open_models, parse_an
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
-def llama_servers() -> list[str]:
+def llama_servers(root) -> list[str]:
+    """llama.cpp servers started from ``root`` (their working directory): a run elsewhere on the
+    machine (another user's pipeline) is not this test's."""
     found = subprocess.run(["pgrep", "-af", "llama_cpp.server"], capture_output=True, text=True).stdout
-    return [line for line in found.splitlines() if "pgrep" not in line]
+    mine = []
+    for line in found.splitlines():
+        pid = line.split()[0]
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:  # ended meanwhile
+            continue
+        if "pgrep" not in line and cwd.startswith(str(root)):
+            mine.append(line)
+    return mine
 
 
 def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
     """Tiny config: 5 scenarios x 3 samples; then rm -rf results: zero calls and no server start."""
-    servers_before = llama_servers()
     flow = workflow({
         "embedded": {"model_dir": MODEL_DIR},
         "models": {"gemma3-270m": embedded_entry()},
         "ipd": {"samples": 3, "max_reasks": 2, "framings": {"none": ""},
                 "experiments": {"original": {"kind": "memory1", "payoffs": [3, 0, 5, 1], "framings": ["none"]}}},
     })
+    servers_before = llama_servers(flow.root)
     flow.run()
     answers = pd.read_parquet(flow.root / "results/ipd/original/answers.parquet")
     assert len(answers) >= 15 and set(answers["status"]) <= set(STATUSES)
     assert set(answers.loc[answers["status"] == VALID, "action"]) <= {"L", "R"}
     assert (flow.root / "results/ipd/original/figures/cooperation.png").exists()
-    assert llama_servers() == servers_before, "the server must be stopped when the job ends"
+    assert llama_servers(flow.root) == servers_before == [], "the server must be stopped when the job ends"
     server_log = flow.root / "logs/servers/gemma3-270m-q4-k-m.log"
     size = server_log.stat().st_size
 
