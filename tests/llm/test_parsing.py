@@ -119,6 +119,9 @@ REFUSAL_EXAMPLES = [
     "I don't feel comfortable picking between these.",
     "I'd rather not pick.",
     "That is against my principles.",
+    "I refuse to answer.",
+    "I am not going to answer that.",
+    "I will not answer this question.",
 ]
 
 

@@ -123,6 +123,9 @@ REFUSAL_PHRASES = (
     r"\bi (?:do not|don't|don’t) feel comfortable\b",
     r"\bi(?:'d|’d| would) (?:rather|prefer) not\b",
     r"\bagainst my (?:guidelines|principles|programming|policies|policy)\b",
+    r"\bi (?:refuse|decline)\b",
+    r"\bi(?:'m|’m| am) not going to (?:answer|choose|pick|play|respond)\b",
+    r"\bi (?:do not|don't|don’t|won(?:'t|’t)|will not) (?:answer|respond)\b",
 )
 # Words that make a clause reject the options it names (rule 7); each a regex, case-insensitive.
 NEGATION_CUES = (
