@@ -5,6 +5,7 @@ The same checks run end to end through Snakemake in tests/test_config_refusals.p
 
 from __future__ import annotations
 
+import secrets
 import socket
 
 import pytest
@@ -111,10 +112,11 @@ def test_schema_error_on_a_key_field_withholds_the_value():
     from workflow_scripts.config_check import explain_validation_error
 
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    config["models"]["gpt-4o"]["api_key_env"] = "sk-proj-Zq8vL2mN4pR6tX0yB3cD5fH7jK9"
+    key = "sk-proj-" + secrets.token_urlsafe(21)  # made at run time: no key-shaped text in the repository
+    config["models"]["gpt-4o"]["api_key_env"] = key
     with pytest.raises(WorkflowError) as raised:
         validate(config, str(REPO / "config/schema/config.schema.yaml"))
-    assert "sk-proj-Zq8vL2mN4pR6tX0yB3cD5fH7jK9" in str(raised.value)  # what Snakemake alone would print
+    assert key in str(raised.value)  # what Snakemake alone would print
     message = explain_validation_error(raised.value, config)
     assert "models.gpt-4o.api_key_env" in message and "sk-proj" not in message
 

@@ -2,6 +2,7 @@
 too-long split; Retry-After; a quota 429 is permanent; nothing is retried by litellm itself."""
 
 import asyncio
+import secrets
 
 import httpx
 import litellm
@@ -123,10 +124,11 @@ def test_a_prompt_longer_than_the_context_fails_without_retry(monkeypatch):
 
 
 def test_the_api_key_is_sent_but_never_stored(monkeypatch):
-    monkeypatch.setenv("TEST_PROVIDER_KEY", "sk-test-very-secret-0123456789")
+    key = "sk-test-" + secrets.token_hex(12)  # made at run time: no key-shaped text in the repository
+    monkeypatch.setenv("TEST_PROVIDER_KEY", key)
     completion, provider, _ = run(monkeypatch, [], {**ENTRY, "api_key_env": "TEST_PROVIDER_KEY"})
-    assert provider.kwargs[0]["api_key"] == "sk-test-very-secret-0123456789"
-    assert "sk-test-very-secret" not in repr(completion.entry)
+    assert provider.kwargs[0]["api_key"] == key
+    assert key not in repr(completion.entry)
 
 
 @pytest.mark.parametrize("message", [
