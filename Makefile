@@ -13,12 +13,15 @@ $(BIN)/python:
 # llama.cpp is compiled when llama-cpp-python installs. A -march=native build may use instructions a CPU
 # lists but a virtual machine does not allow (AMX, AVX-512: "illegal instruction" on the first answer), so
 # it is built for portable x86-64 (AVX2), never from pip's wheel cache (which may hold a native build).
+# tools/portable_wheel.py keeps the built wheel outside the clone ($LLM_DILEMMAS_WHEEL_CACHE, else
+# $XDG_CACHE_HOME/llm-dilemmas/wheels), keyed by pin, CMake arguments, compilers, architecture and Python,
+# so a later `make setup` in any clone of this machine installs it in seconds.
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 LLAMA_PIN := $(shell sed -n 's/.*"\(llama-cpp-python\[server\]==[^"]*\)".*/\1/p' pyproject.toml)
 PORTABLE := $(VENV)/.portable-$(subst [server]==,-,$(LLAMA_PIN))
 
 $(PORTABLE): $(BIN)/python
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir --force-reinstall --no-deps '$(LLAMA_PIN)'
+	$(BIN)/python tools/portable_wheel.py install --pin '$(LLAMA_PIN)' --cmake-args='$(LLAMA_CMAKE_ARGS)'
 	touch $@
 
 setup: $(PORTABLE)  ## install the pipeline, the embedded model and the test tools into .venv
