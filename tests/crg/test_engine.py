@@ -3,6 +3,8 @@
 Rules (seed 000, Fig. 1a): 6 seats x 40 units, 10 rounds, actions 0/2/4, target 120.
 """
 
+import math
+
 import pytest
 
 from workflow_scripts.crg.engine import (
@@ -141,3 +143,42 @@ def test_illegal_moves_are_refused():
         outcome(GameState(RULES), 0.5, 0.0)
     with pytest.raises(ValueError, match="risk p"):
         outcome(play_constant([2] * 6), 1.5, 0.0)
+
+
+# --- the catastrophe draw at its exact boundaries (issue 16) ---
+
+MISSED = play_constant([0] * 6)
+"""Nobody gives: pool 0 < 120, the target is missed and the draw decides."""
+
+
+@pytest.mark.parametrize("p", [0.5, 0.1, 0.25, 0.9])
+def test_a_draw_exactly_at_p_is_no_catastrophe_and_one_float_below_is(p):
+    """catastrophe_draw's docstring: a catastrophe happens iff the target is missed and draw < p
+    (strict). draw == p: none, every seat keeps its 40; draw = the next double below p: catastrophe,
+    every seat keeps 0."""
+    at = outcome(MISSED, p, draw=p)
+    assert not at.catastrophe and [s.realised_payoff for s in at.seats] == [40] * 6
+    below = outcome(MISSED, p, draw=math.nextafter(p, 0.0))
+    assert below.catastrophe and [s.realised_payoff for s in below.seats] == [0] * 6
+
+
+def test_risk_zero_never_and_risk_one_always_destroys_a_missed_target():
+    """The draw lies in [0, 1). p = 0: no draw is < 0, not even the smallest, 0.0; p = 1: every draw is
+    < 1, even the largest double below 1 (catastrophe_draw's docstring: 'p = 0 never and p = 1 always')."""
+    largest = math.nextafter(1.0, 0.0)
+    for draw in (0.0, 0.5, largest):
+        assert not outcome(MISSED, 0.0, draw).catastrophe
+        assert outcome(MISSED, 1.0, draw).catastrophe
+
+
+def test_a_reached_target_is_never_destroyed_and_one_step_short_is_exposed():
+    """Pool exactly 120 (six seats give 2 every round) is reached (pool >= target): no catastrophe
+    even at p = 1 with draw 0. Pool 118 (seat 0 gives 0 in round 10 instead of 2) misses by 2: at
+    p = 1 and draw 0 every seat loses what it kept (seat 0 kept 22, the others 20)."""
+    reached = outcome(play_constant([2] * 6), 1.0, draw=0.0)
+    assert reached.pool == 120 and reached.target_reached and not reached.catastrophe
+    short = play_constant([2] * 6, rounds=9).play([0, 2, 2, 2, 2, 2])
+    missed = outcome(short, 1.0, draw=0.0)
+    assert missed.pool == 118 and not missed.target_reached and missed.catastrophe
+    assert [s.total for s in missed.seats] == [18] + [20] * 5
+    assert [s.realised_payoff for s in missed.seats] == [0] * 6

@@ -6,6 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workflow_scripts.gametheory.chains import (
+    STRUCTURAL_ZERO,
+    _without_structural_zeros,
     cesaro_limit,
     closed_classes,
     ergodic_projector_svd,
@@ -90,3 +92,40 @@ def test_limit_is_stochastic_and_invariant():
     limit = cesaro_limit(matrix)
     for left, right in ((limit @ matrix, limit), (matrix @ limit, limit), (limit @ limit, limit)):
         assert left == pytest.approx(right, abs=1e-12)
+
+
+# --- the structural-zero tolerance at its exact boundary (issue 16) ---
+
+def leaking(eps):
+    """State 0 stays with 1 - eps and leaks to the absorbing state 1 with eps."""
+    return np.array([[1.0 - eps, eps], [0.0, 1.0]])
+
+
+AT = 1e-12
+"""The documented tolerance, written as the module docstring writes it: the same double as STRUCTURAL_ZERO."""
+
+
+@pytest.mark.parametrize("eps", [AT, np.nextafter(AT, 0.0)])
+def test_a_leak_at_or_below_the_tolerance_is_a_structural_zero(eps):
+    """chains.py: 'transition probabilities at or below STRUCTURAL_ZERO (1e-12) count as 0 (rows
+    renormalised)'. eps exactly 1e-12, or one float below it: the leak is dropped, row 0 becomes
+    (1 - eps, 0) / (1 - eps) = (1, 0), both states are closed and the Cesaro limit is the identity
+    (from 0 the chain stays in 0 for ever), alone and in a batch."""
+    assert AT == STRUCTURAL_ZERO and eps <= STRUCTURAL_ZERO
+    assert np.array_equal(_without_structural_zeros(leaking(eps)), np.eye(2))
+    assert np.array_equal(cesaro_limit(leaking(eps)), np.eye(2))
+    assert np.array_equal(cesaro_limit(np.stack([leaking(eps), leaking(0.5)])),
+                          [np.eye(2), [[0.0, 1.0], [0.0, 1.0]]])
+
+
+def test_a_leak_one_float_above_the_tolerance_is_kept():
+    """eps = the next double above 1e-12: kept (the matrix comes back unchanged), so state 0 is
+    transient and is absorbed in state 1 with probability eps / eps = 1: P* = [[0, 1], [0, 1]], alone
+    and in a batch."""
+    eps = np.nextafter(AT, 1.0)
+    assert eps > STRUCTURAL_ZERO
+    matrix = leaking(eps)
+    assert _without_structural_zeros(matrix) is matrix
+    expected = np.array([[0.0, 1.0], [0.0, 1.0]])
+    assert np.allclose(cesaro_limit(matrix), expected, atol=1e-15, rtol=0)
+    assert np.allclose(cesaro_limit(np.stack([matrix, leaking(AT)])), [expected, np.eye(2)], atol=1e-15, rtol=0)

@@ -11,7 +11,7 @@ import pytest
 from tests.stub_server import StubServer
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm import JobIncomplete, Request, Runtime, open_models
-from workflow_scripts.llm.budget import Budget, SpendLedger
+from workflow_scripts.llm.budget import Budget, SpendLedger, Spending
 
 PROMPT = "You chose L and the other agent chose L. Do you choose L or R?"
 MESSAGES = [{"role": "user", "content": PROMPT}]
@@ -98,3 +98,50 @@ def test_the_ledger_skips_a_line_still_being_written(tmp_path):
     with open(ledger.path, "a") as handle:
         handle.write('sd": 0.5}\n')
     assert ledger.spent() == (0.75, {"m": 0.75})
+
+
+# --- the cap at its exact boundary (issue 16) ---
+
+def spending_after(tmp_path, costs, budget):
+    """A Spending on a fresh ledger that has recorded ``costs`` (USD) for model m."""
+    ledger = SpendLedger(tmp_path / "cache")
+    for index, cost in enumerate(costs):
+        ledger.record(f"k{index}", "m", "openai/x", cost)
+    return Spending(budget, ledger)
+
+
+@pytest.mark.parametrize("budget, field", [(Budget(None, {"m": 0.5}), "models.m.budget_usd"),
+                                           (Budget(0.5, {}), "budget_usd")])
+def test_a_spend_exactly_at_the_cap_stops_asking(tmp_path, budget, field):
+    """The module docstring and the README: 'once the spend recorded *reaches* budget_usd ... it asks
+    nothing more' (the message says 'spent >= cap'). Two calls of $0.25 (powers of two, so the sum is
+    exactly 0.5 in floating point) against a cap of $0.5: reached, so no further call."""
+    assert 0.25 + 0.25 == 0.5
+    reason = spending_after(tmp_path, [0.25, 0.25], budget).exceeded("m")
+    assert reason is not None and "budget reached: $0.5000" in reason and f">= {field} $0.5;" in reason
+
+
+@pytest.mark.parametrize("budget", [Budget(None, {"m": 0.5}), Budget(0.5, {})])
+def test_a_spend_just_below_the_cap_may_still_call_and_just_over_may_not(tmp_path, budget):
+    """Cap $0.5. Spent 0.25 + (0.25 - 2**-20) = 0.5 - 2**-20 (exact: both addends are sums of powers
+    of two with 21 significant bits): below the cap, the model may call. Spent 0.25 + 0.25 + 2**-20
+    = 0.5 + 2**-20 (exact too): over the cap, it may not."""
+    below = 0.25 + (0.25 - 2 ** -20)
+    assert below == 0.5 - 2 ** -20 < 0.5
+    assert spending_after(tmp_path / "below", [0.25, 0.25 - 2 ** -20], budget).exceeded("m") is None
+    assert 0.25 + 0.25 + 2 ** -20 == 0.5 + 2 ** -20 > 0.5
+    assert "budget reached" in spending_after(tmp_path / "over", [0.25, 0.25, 2 ** -20], budget).exceeded("m")
+
+
+def test_a_model_that_has_spent_exactly_its_cap_makes_no_further_call(tmp_path, stub):
+    """Through the whole stack, priced at 2**-10 USD per token (so every cost and sum is exact): one
+    answer costs (len(PROMPT) // 4 + 1) x 2**-10 = 16 x 2**-10 = $0.015625 (PROMPT has 62 characters).
+    Cap: two answers' worth, $0.03125. Calls 1 and 2 start at spend 0 and $0.015625; the 3rd sees
+    exactly $0.03125 = the cap: reached, so replicates 3 and 4 are not asked."""
+    assert len(PROMPT) == 62 and (62 // 4 + 1) * 2 ** -10 == 0.015625
+    priced = {**entry(stub.api_base), "pricing": {"input_cost_per_token": 2 ** -10, "output_cost_per_token": 2 ** -10}}
+    completions, session = ask(tmp_path, {"m": priced}, Budget(None, {"m": 0.03125}), replicates=range(4))
+    assert [c.failure is None for c in completions["m"]] == [True, True, False, False]
+    assert all(c.not_asked for c in completions["m"][2:])
+    assert sum(o["outcome"] == "answered" for o in stub.outcomes()) == 2
+    assert SpendLedger(tmp_path / "cache").spent() == (0.03125, {"m": 0.03125})

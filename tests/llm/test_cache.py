@@ -1,6 +1,7 @@
 """Response cache and the wrapper stack: hits, damaged entries, replay, the per-request lock, no secrets."""
 
 import asyncio
+import hashlib
 import json
 
 import pytest
@@ -160,3 +161,52 @@ def test_answers_of_one_call_are_kept_when_another_call_of_the_batch_is_rejected
         asyncio.run(model.complete_batch(requests))
     stored = [r.replicate for r in requests if cache.get(model.key(r)) is not None]
     assert stored == [0, 1, 2, 3]
+
+
+# --- what the key holds: the format version (issue 16) ---
+
+FIXED_REQUEST = {"params": {"model": "ipdscripted/TFT", "temperature": 1.0,
+                            "messages": [{"role": "user", "content": "Wählen Sie L oder R?"}]},
+                 "served_by": None}
+FIXED_DOCUMENT = ('{"cache_format":1,"replicate":3,"request":{"params":{"messages":[{"content":"Wählen Sie L oder R?",'
+                  '"role":"user"}],"model":"ipdscripted/TFT","temperature":1.0},"served_by":null}}')
+"""The key document of FIXED_REQUEST, replicate 3, written out by hand from cache.py's recipe: the
+cache-format version (1), the request and the replicate, as canonical JSON (keys sorted at every
+level, no whitespace, non-ASCII kept as UTF-8)."""
+
+
+def test_the_key_of_a_fixed_request_is_the_sha256_of_its_documented_document():
+    """Key = SHA-256 (hex) of the UTF-8 bytes of FIXED_DOCUMENT. Another replicate is another
+    document, hence another key; so is the document without its format version."""
+    from workflow_scripts.llm.cache import request_key
+
+    expected = hashlib.sha256(FIXED_DOCUMENT.encode("utf-8")).hexdigest()
+    assert request_key(FIXED_REQUEST, 3) == expected and len(expected) == 64
+    assert request_key(FIXED_REQUEST, 4) != expected
+    without_version = FIXED_DOCUMENT.replace('"cache_format":1,', "")
+    assert request_key(FIXED_REQUEST, 3) != hashlib.sha256(without_version.encode("utf-8")).hexdigest()
+
+
+def test_a_stored_entry_sits_under_the_key_of_its_own_request_and_the_format_version(tmp_path):
+    """The wrapper stack's key of a real answer, re-derived from the entry it stored: SHA-256 of
+    {"cache_format": 1, "request": <the entry's request>, "replicate": 0} as canonical JSON."""
+    (completion,), _, _ = ask(tmp_path)
+    entry = json.loads(ResponseCache(tmp_path / "cache").path(completion.key).read_text(encoding="utf-8"))
+    document = {"cache_format": 1, "request": entry["request"], "replicate": entry["replicate"]}
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert entry["replicate"] == 0 and completion.key == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_a_new_cache_format_version_changes_every_key_and_asks_again(tmp_path, monkeypatch):
+    """Version 2 (monkeypatched): the fixed request's key is the SHA-256 of FIXED_DOCUMENT with
+    "cache_format":2, and an answer stored under version 1 is not served: the request is asked again."""
+    from workflow_scripts.llm import cache
+    from workflow_scripts.llm.cache import request_key
+
+    (first,), stats1, _ = ask(tmp_path)
+    monkeypatch.setattr(cache, "CACHE_FORMAT_VERSION", 2)
+    version_2 = FIXED_DOCUMENT.replace('"cache_format":1,', '"cache_format":2,')
+    assert request_key(FIXED_REQUEST, 3) == hashlib.sha256(version_2.encode("utf-8")).hexdigest()
+    (second,), stats2, _ = ask(tmp_path)
+    assert (stats1.calls, stats2.calls, stats2.cache_hits) == (1, 1, 0)
+    assert not second.from_cache and second.key != first.key

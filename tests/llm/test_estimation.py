@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from tests.stub_server import StubServer
-from workflow_scripts.llm import Request, Runtime, estimate_choice, estimate_records, open_models, records
+from workflow_scripts.llm import JobIncomplete, Request, Runtime, estimate_choice, estimate_records, open_models, records
 from workflow_scripts.llm.templates import PromptTemplate
 
 NOTE = PromptTemplate("reask", 'Your answer "$previous" was unreadable. Answer with one of: $options.', ("previous", "options"))
@@ -140,3 +140,31 @@ def test_a_provider_that_drops_n_still_answers_every_replicate(tmp_path, stub):
     first, counts, keys = sampled(tmp_path, entry(stub, "probs:L=0.6,R=0.4;no_n", estimation="sample",
                                                   capabilities={"n": 4}), samples=5)
     assert len(stub.outcomes()) == 5 and counts["calls"] == 5 and len(set(keys)) == 5
+
+
+# --- a failed log-probability request is reported, never sampled instead (issue 16) ---
+
+def test_a_failed_log_probability_request_stays_failed_and_is_not_sampled(tmp_path, stub):
+    """estimation.py: 'a request that got no answer at all (a provider failure) does not fall back: it
+    stays failed, and a rerun asks it again'; README (faults): 'recorded as failed ... the job ends with
+    one line: model, how many failed'. Every call fails (stub fault fail=1, a transient HTTP error; num_retries 0):
+    one request is made, the probe; the estimate is that failed probe alone (method logprobs, no
+    probabilities, no fallback reason), its one record has status failed, and the job ends naming it.
+    With the fault gone a rerun asks the probe again (1 call) and gets P(L) = 0.5 / (0.5 + 0.25) = 2/3
+    (outside = 1 - 0.75 = 0.25, exactly max_outside: accepted)."""
+    model_entry = entry(stub, "probs:L=0.5,R=0.25", logprobs={"max_outside": 0.25})
+    stub.faults = {"fail": 1, "hang": 0}
+    with open_models({"m": model_entry}, Runtime(str(tmp_path / "cache"))) as session:
+        result = asyncio.run(estimate_choice(session.models["m"], QUESTION, LR, 4, 1, NOTE, "q"))
+        assert result.method == "logprobs" and result.fallback is None and result.probabilities is None
+        assert len(result.answers) == 1 and result.answers[0].status == "failed"
+        (row,) = estimate_records(result)
+        assert (row["status"], row["estimation"], row["fallback"]) == ("failed", "logprobs", None)
+        assert row["failure"] and row["choice_probabilities"] is None
+        with pytest.raises(JobIncomplete, match=r"m: 1 of 1 requests failed after retries"):
+            session.finish()
+    assert [o["logprobs"] for o in stub.outcomes()] == [True] and stub.outcomes()[0]["outcome"] != "answered"
+    stub.faults = {}
+    again, counts = estimate(tmp_path, model_entry)
+    assert again.method == "logprobs" and again.probabilities["L"] == pytest.approx(2 / 3, abs=1e-12)
+    assert counts["calls"] == 1 and len(stub.outcomes()) == 2

@@ -107,3 +107,34 @@ def test_missing_log_probabilities_fall_back():
     for content in (None, []):
         result = choice_probabilities(content, LR, 1.0, "free_text", 0.05)
         assert result.values is None and "no log-probabilities" in result.fallback
+
+
+# --- max_outside at its exact boundary (issue 16) ---
+
+AT_QUARTER = ([position("L", 0.5, [("L", 0.5), ("R", 0.25)])], 0.25)
+"""'L' 0.5, 'R' 0.25, no lead-in: outside = 1 - (0.5 + 0.25) = 0.25."""
+AT_FIVE_EIGHTHS = ([position("**", 0.5, [("**", 0.5)]), position("L", 0.5, [("L", 0.5), ("R", 0.25)])], 0.625)
+"""Lead-in '**' 0.5, then 'L' 0.5, 'R' 0.25: outside = 1 - 0.5 x 0.75 = 0.625."""
+
+
+@pytest.mark.parametrize("content, outside", [AT_QUARTER, AT_FIVE_EIGHTHS])
+def test_outside_exactly_at_max_outside_is_accepted(content, outside):
+    """spec.py: max_outside is the 'largest probability outside the allowed answers' accepted; the
+    module docstring: only *above* it does a request fall back. Every probability is a power of two
+    (exp(log(2^-k)) == 2^-k exactly, and the products and 1 - x are exact), so outside equals the
+    threshold exactly. Accepted, with P(L) = 0.5 / 0.75 = 2/3 at T = 1."""
+    assert all(math.exp(math.log(p)) == p for p in (0.5, 0.25)) and 1 - 0.5 * 0.75 == 0.625
+    result = choice_probabilities(content, LR, 1.0, "free_text", max_outside=outside)
+    assert result.outside == outside and result.fallback is None
+    assert result.values == pytest.approx({"L": 2 / 3, "R": 1 / 3}, abs=1e-12)
+
+
+@pytest.mark.parametrize("content, outside", [AT_QUARTER, AT_FIVE_EIGHTHS])
+def test_outside_one_ulp_above_max_outside_falls_back(content, outside):
+    """The same responses against a threshold one float below their outside mass (so the outside
+    mass is the smallest step above it): fall back, recording the outside mass."""
+    threshold = math.nextafter(outside, 0.0)
+    assert outside > threshold
+    result = choice_probabilities(content, LR, 1.0, "free_text", max_outside=threshold)
+    assert result.values is None and result.outside == outside
+    assert "of the probability lies outside the answers" in result.fallback
