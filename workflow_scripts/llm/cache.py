@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from workflow_scripts.llm.base import OneOfBatch
+from workflow_scripts.llm.base import Completion, OneOfBatch
 
 CACHE_FORMAT_VERSION = 1
 REQUIRED_FIELDS = ("key", "request", "replicate", "response", "checksum")
@@ -259,8 +259,6 @@ class Cached(OneOfBatch):
 
     def _look(self, key: str, results: dict, damaged: dict) -> None:
         """Put the cached completion of ``key`` into ``results`` if stored; count a damaged entry."""
-        from workflow_scripts.llm.provider import completion_of
-
         if key in results:
             return
         entry, bad = self.cache.read(key)
@@ -269,9 +267,21 @@ class Cached(OneOfBatch):
             results[key] = completion_of(entry, from_cache=True)
 
     def _stored(self, key: str, completion):
-        from workflow_scripts.llm.provider import completion_of
-
         if completion.entry is None:
             return dataclasses.replace(completion, key=key)
         stored = self.cache.put(key, completion.entry)
         return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries)
+
+
+def completion_of(entry: dict, from_cache: bool) -> Completion:
+    """A :class:`Completion` from a cache entry (fresh, or stored under ``entry["key"]``)."""
+    response, usage = entry["response"], entry.get("usage") or {}
+    cost = entry.get("cost_usd")
+    return Completion(
+        key=entry.get("key", ""), text=response.get("text") or "", finish_reason=response.get("finish_reason"),
+        prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
+        cost_usd=float(cost) if isinstance(cost, (int, float)) else None, latency_s=entry.get("latency_s"),
+        seed=entry["request"]["params"].get("seed"), from_cache=from_cache,
+        retries=0 if from_cache else entry.get("retries", 0), entry=entry, logprobs=response.get("logprobs"),
+        batch_index=(entry.get("batch") or {}).get("index", 0),
+    )

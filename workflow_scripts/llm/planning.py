@@ -32,10 +32,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from workflow_scripts.llm.base import Completion, Request
-from workflow_scripts.llm.cache import ResponseCache
+from workflow_scripts.llm.cache import ResponseCache, completion_of
 from workflow_scripts.llm.choice import PREVIOUS_ANSWER_CHARS, attempt_of, reask_messages
 from workflow_scripts.llm.pricing import tokens_cost
-from workflow_scripts.llm.provider import completion_of
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate
 from workflow_scripts.llm.tokens import prompt_tokens, text_tokens

@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 import litellm  # offline: workflow_scripts.llm (imported first) set LITELLM_LOCAL_MODEL_COST_MAP
 
 from workflow_scripts.llm.base import Completion, OneOfBatch, PermanentQueryError, Request, not_asked
+from workflow_scripts.llm.cache import completion_of
 from workflow_scripts.llm.pricing import answer_cost
 from workflow_scripts.llm.spec import ModelSpec
 
@@ -294,18 +295,5 @@ def _short(error: Exception, limit: int = 300) -> str:
     text = " ".join(str(error).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
-
-def completion_of(entry: dict, from_cache: bool) -> Completion:
-    """A :class:`Completion` from a cache entry (fresh, or stored under ``entry["key"]``)."""
-    response, usage = entry["response"], entry.get("usage") or {}
-    cost = entry.get("cost_usd")
-    return Completion(
-        key=entry.get("key", ""), text=response.get("text") or "", finish_reason=response.get("finish_reason"),
-        prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
-        cost_usd=float(cost) if isinstance(cost, (int, float)) else None, latency_s=entry.get("latency_s"),
-        seed=entry["request"]["params"].get("seed"), from_cache=from_cache,
-        retries=0 if from_cache else entry.get("retries", 0), entry=entry, logprobs=response.get("logprobs"),
-        batch_index=(entry.get("batch") or {}).get("index", 0),
-    )
 
 

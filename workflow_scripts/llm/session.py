@@ -132,21 +132,50 @@ class EmbeddedServers:
         return self.server(embedded).base
 
 
-class LazyServed(OneOfBatch):
+class Deferred(OneOfBatch):
+    """A provider built on the first request that reaches it (a cache miss), never for a job whose
+    answers all come from the cache: building one imports litellm (3-7 s) and registers the job's
+    custom providers, which a zero-call rerun does not need.
+
+    Args:
+        spec: the model.
+        runtime: the job's runtime (its ``custom_providers`` are registered before the first build).
+        halt: see :class:`~workflow_scripts.llm.provider.LiteLLMModel`.
+    """
+
+    def __init__(self, spec: ModelSpec, runtime: Runtime, halt: Callable[[], str | None] | None = None):
+        self.spec, self.runtime, self.halt, self._provider = spec, runtime, halt, None
+
+    def build(self):
+        """The litellm provider of this model (see :class:`LazyServed` for embedded models)."""
+        from workflow_scripts.llm.provider import LiteLLMModel
+
+        return LiteLLMModel(self.spec, halt=self.halt)
+
+    async def complete_batch(self, requests) -> list[Completion]:
+        if self._provider is None:
+            register_custom_providers(self.runtime.custom_providers)
+            self._provider = self.build()
+        return await self._provider.complete_batch(requests)
+
+
+class LazyServed(Deferred):
     """Provider of an embedded model: its server starts on the first request that reaches it; a
     failed request whose server has died raises :class:`~workflow_scripts.llm.embedded.EmbeddedModelError`
     at once (naming the exit code and, for an illegal instruction, the fix) instead of retrying."""
 
     def __init__(self, spec: ModelSpec, servers: EmbeddedServers, halt: Callable[[], str | None] | None = None):
-        self.spec, self.servers, self.halt, self._provider = spec, servers, halt, None
+        super().__init__(spec, servers.runtime, halt)
+        self.servers = servers
+
+    def build(self):
+        from workflow_scripts.llm.provider import LiteLLMModel
+
+        base = self.servers.api_base(self.spec.embedded)
+        return LiteLLMModel(dataclasses.replace(self.spec, api_base=base), halt=self.halt)
 
     async def complete_batch(self, requests) -> list[Completion]:
-        if self._provider is None:
-            from workflow_scripts.llm.provider import LiteLLMModel
-
-            base = self.servers.api_base(self.spec.embedded)
-            self._provider = LiteLLMModel(dataclasses.replace(self.spec, api_base=base), halt=self.halt)
-        completions = await self._provider.complete_batch(requests)
+        completions = await super().complete_batch(requests)
         if any(c.failure is not None and not c.not_asked for c in completions):
             self.servers.server(self.spec.embedded).check_alive()  # a dead server answers nothing more
         return completions
@@ -210,8 +239,6 @@ def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
     Raises:
         ConfigError: a budget on a model whose price is unknown.
     """
-    from workflow_scripts.llm.provider import LiteLLMModel
-
     runtime, servers = shared.runtime, shared.servers
     if runtime.replay:
         return Accounted(Cached(NoCalls(spec, shared.missing), shared.cache), stats)
@@ -219,7 +246,7 @@ def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
         provider = ContextGuard(LazyServed(spec, servers, shared.halt), shared.longest, lambda messages: (
             int(runtime.embedded["n_ctx"]), server_tokens(servers.api_base(spec.embedded), messages)))
     else:
-        provider = ContextGuard(LiteLLMModel(spec, halt=shared.halt), shared.longest,
+        provider = ContextGuard(Deferred(spec, runtime, shared.halt), shared.longest,
                                 lambda messages: _api_context(spec, messages))
     bounded = Bounded(Budgeted(provider, shared.spending), spec.max_concurrency)
     return Accounted(Cached(bounded, shared.cache), stats)
@@ -248,10 +275,10 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
             (:mod:`workflow_scripts.llm.watchdog`; nothing to watch outside Snakemake).
 
     Raises:
-        ConfigError: credentials in parameters, an unloadable custom provider, or a budget on a
-            model whose price is unknown.
+        ConfigError: credentials in parameters, or a budget on a model whose price is unknown;
+            an unloadable custom provider on the first cache miss (the workflow checks
+            ``custom_providers`` before any job: workflow_scripts/provider_check.py).
     """
-    register_custom_providers(runtime.custom_providers)
     session = Session(label)
     with contextlib.ExitStack() as stack:
         parent = ParentWatch.of_this_job() if watch else None

@@ -355,8 +355,11 @@ def _walk_keys(mapping: Any, prefix: str = ""):
 def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimation: str | None = None) -> dict:
     """A model entry as a query job's params: schema defaults filled in, ``decoding`` overrides
     applied, ``estimation`` replaced if given, ``budget_usd`` left out (it reaches jobs as a resource:
-    :mod:`workflow_scripts.llm.budget`), and ``served_by`` resolved (the embedded model's GGUF
-    SHA-256), so a change to any of them reruns exactly that model's jobs.
+    :mod:`workflow_scripts.llm.budget`), ``served_by`` resolved (the embedded model's GGUF SHA-256),
+    and ``capabilities.seed`` / ``capabilities.logprobs`` resolved from litellm's tables where the
+    config leaves them open, so a change to any of them (a litellm upgrade included) reruns exactly
+    that model's jobs, and a job never imports litellm to learn them (a fully cached job imports it
+    not at all).
 
     Raises:
         ConfigError: if the entry does not validate.
@@ -367,6 +370,9 @@ def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimatio
     resolved.pop("budget_usd")  # a job resource, not a param: raising it reruns only the jobs it stopped
     resolved["decoding"] = {**resolved["decoding"], **(decoding or {})}
     resolved["served_by"] = resolved["served_by"] or _embedded_identity(resolved["embedded"])
+    capabilities, model, embedded = resolved["capabilities"], resolved["litellm_model"], resolved["embedded"]
+    capabilities["seed"] = _accepts_seed(model, capabilities.get("seed"), embedded)
+    capabilities["logprobs"] = _returns_logprobs(model, capabilities.get("logprobs"), embedded)
     return resolved
 
 
