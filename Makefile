@@ -32,10 +32,10 @@ run: setup  ## the default job: every study on the embedded model, offline
 
 test: setup  ## the test suite (incl. the embedded model and a real single-node SLURM cluster, see README)
 	$(BIN)/python -m pip install --quiet -e '.[local,test,slurm]'
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=20
 
 bench: setup  ## benchmarks (ratios, see benchmarks/README.md)
-	$(BIN)/python -m pytest benchmarks -q
+	$(BIN)/python -m pytest benchmarks -q -n 0
 
 clean-results:  ## delete generated results (the response cache is kept)
 	rm -rf results logs

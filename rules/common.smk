@@ -101,7 +101,7 @@ def model_params(model, decoding=None, estimation=None):
     """Everything about a model that shapes its answers, for a query job's params: its config
     entry (schema defaults filled in), the identity of what serves it, and ``decoding`` /
     ``estimation`` overrides."""
-    return answer_entry(model, config["models"][model], decoding, estimation)
+    return answer_entry(model, config["models"][model], decoding, estimation, list(config["custom_providers"]))
 
 
 def ipd_check_models():

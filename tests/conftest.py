@@ -76,3 +76,72 @@ def scripted_config(models: dict[str, str], samples: int = 4, max_reasks: int = 
 def workflow(tmp_path):
     """Factory: workflow(config) -> Workflow in a fresh temporary directory."""
     return lambda config: Workflow(tmp_path, config)
+
+
+# --- Running the suite in parallel (pytest-xdist, `--dist loadgroup`) and where its time goes -------------
+#
+# A group runs on one worker, one test after another; tests without a group go to any worker:
+# - the tests of one file that use a module- or class-scoped fixture (most of them a whole Snakemake
+#   run) share a group, so the fixture is made once, not once per worker;
+# - tests that need one of the machine's exclusive resources share a group across files, so they
+#   never run beside each other: the embedded model's llama.cpp server (it takes both cores and its
+#   tests measure it), the machine's one SLURM configuration, and the tests that kill process
+#   groups or watch process trees.
+EXCLUSIVE = {
+    "embedded": lambda item: item.get_closest_marker("embedded") is not None,
+    "slurm": lambda item: item.path.name == "test_slurm.py",
+    "processes": lambda item: item.path.name in ("test_ops_kill.py", "test_ops_processes.py",
+                                                 "test_watchdog.py", "test_lock_processes.py"),
+}
+PHASES = ("fast", "slow", "embedded", "slurm")  # the groups of the time report, in the README's terms
+
+
+def exclusive_group(item) -> str | None:
+    """The exclusive resource ``item`` needs (a key of :data:`EXCLUSIVE`), or None."""
+    return next((name for name, needs in EXCLUSIVE.items() if needs(item)), None)
+
+
+def phase(item) -> str:
+    """The report group of ``item``: slurm, embedded, slow (scripted Snakemake runs, stub servers), or fast."""
+    if item.path.name == "test_slurm.py":
+        return "slurm"
+    if item.get_closest_marker("embedded") is not None:
+        return "embedded"
+    return "slow" if item.get_closest_marker("slow") is not None else "fast"
+
+
+def shares_a_fixture(item) -> bool:
+    """True if ``item`` uses a fixture made once for several tests (scope class, module, package)."""
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = info.name2fixturedefs.values() if info is not None else ()
+    return any(d.scope in ("class", "module", "package") for defs in definitions for d in defs)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = exclusive_group(item) or (item.path.relative_to(REPO).as_posix() if shares_a_fixture(item) else None)
+        if group and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
+        item.user_properties.append(("phase", phase(item)))
+
+
+_PHASE_TIMES: dict[str, list[float]] = {}
+
+
+def pytest_runtest_logreport(report):
+    """Collect setup + call + teardown time per report group (on the xdist controller too)."""
+    group = dict(report.user_properties).get("phase", "fast")
+    counts = _PHASE_TIMES.setdefault(group, [0, 0.0])
+    counts[0] += report.when == "call"
+    counts[1] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    """A line per group: tests run and the time spent in them (summed over workers)."""
+    if not _PHASE_TIMES:
+        return
+    terminalreporter.section("time by group (setup + call + teardown, summed over workers)")
+    for group in (*PHASES, *sorted(set(_PHASE_TIMES) - set(PHASES))):
+        if group in _PHASE_TIMES:
+            tests, seconds = _PHASE_TIMES[group]
+            terminalreporter.write_line(f"{group:>9}: {int(tests):4d} tests, {seconds:7.1f} s")

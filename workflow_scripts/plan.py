@@ -132,7 +132,8 @@ def crg_jobs(config: dict, models: Sequence[str], only_conditions: Sequence[str]
 
 
 def _entries(config: dict, names: Sequence[str], decoding: dict | None = None, estimation: str | None = None) -> dict:
-    return {name: answer_entry(name, config["models"][name], decoding, estimation) for name in dict.fromkeys(names)}
+    custom = list(config.get("custom_providers") or {})
+    return {name: answer_entry(name, config["models"][name], decoding, estimation, custom) for name in dict.fromkeys(names)}
 
 
 def plan_jobs(config: dict, basedir: str | Path = ".") -> list[PlanJob]:

@@ -352,14 +352,17 @@ def _walk_keys(mapping: Any, prefix: str = ""):
             yield from _walk_keys(value, f"{prefix}{key}.")
 
 
-def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimation: str | None = None) -> dict:
+def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimation: str | None = None,
+                 custom_providers: Sequence[str] = ()) -> dict:
     """A model entry as a query job's params: schema defaults filled in, ``decoding`` overrides
     applied, ``estimation`` replaced if given, ``budget_usd`` left out (it reaches jobs as a resource:
     :mod:`workflow_scripts.llm.budget`), ``served_by`` resolved (the embedded model's GGUF SHA-256),
     and ``capabilities.seed`` / ``capabilities.logprobs`` resolved from litellm's tables where the
     config leaves them open, so a change to any of them (a litellm upgrade included) reruns exactly
     that model's jobs, and a job never imports litellm to learn them (a fully cached job imports it
-    not at all).
+    not at all). A model of one of ``custom_providers`` (prefixes) is one litellm does not know:
+    its seed is sent and it returns no log-probabilities unless its capabilities say otherwise
+    (as :func:`_accepts_seed` and :func:`_returns_logprobs` find, without importing litellm).
 
     Raises:
         ConfigError: if the entry does not validate.
@@ -371,8 +374,11 @@ def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimatio
     resolved["decoding"] = {**resolved["decoding"], **(decoding or {})}
     resolved["served_by"] = resolved["served_by"] or _embedded_identity(resolved["embedded"])
     capabilities, model, embedded = resolved["capabilities"], resolved["litellm_model"], resolved["embedded"]
-    capabilities["seed"] = _accepts_seed(model, capabilities.get("seed"), embedded)
-    capabilities["logprobs"] = _returns_logprobs(model, capabilities.get("logprobs"), embedded)
+    unknown = model.partition("/")[0] in custom_providers
+    capabilities["seed"] = True if unknown and capabilities["seed"] is None else _accepts_seed(
+        model, capabilities["seed"], embedded)
+    capabilities["logprobs"] = False if unknown and capabilities["logprobs"] is None else _returns_logprobs(
+        model, capabilities["logprobs"], embedded)
     return resolved
 
 
