@@ -3,7 +3,7 @@
 # Lineup: a model name, or "a+b" for the two models of a mixed table (design 4).
 # Needs from rules/common.smk: config (validated), SELECTED_MODELS, ONLY_CONDITIONS, PARTIAL_RUN,
 # is_embedded(model), api_calls(models).
-from workflow_scripts.crg.designs import find_job, job_templates, plan_jobs, planned_jobs  # noqa: E402
+from workflow_scripts.crg.design.jobs import find_job, job_templates, plan_jobs, planned_jobs  # noqa: E402
 
 CRG_JOBS = planned_jobs(config, SELECTED_MODELS, ONLY_CONDITIONS)
 CRG_TABLES = ["decisions", "games", "questions"]
@@ -37,7 +37,7 @@ rule crg_play:
     conda:
         "../envs/query.yaml"
     script:
-        "../workflow_scripts/scripts/crg_play.py"
+        "../workflow_scripts/scripts/crg/play.py"
 
 
 rule crg_merge:
@@ -57,5 +57,5 @@ rule crg_merge:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_merge.py"
+        "../workflow_scripts/scripts/crg/merge.py"
 

@@ -1,7 +1,7 @@
 # Collective-risk results (seed 000): Tables 3-5, Figs. 2-5 and S7, permutation tests, game
 # bootstraps and Fermi selection, from the merged tables of rule crg_merge (rules/crg.smk).
 # Needs from rules/crg.smk: CRG_JOBS. Tables are CSV + Markdown, figures PNG + PDF.
-from workflow_scripts.crg.designs import analysis_conditions, analysis_settings, mixed_models  # noqa: E402
+from workflow_scripts.crg.design.jobs import analysis_conditions, analysis_settings, mixed_models  # noqa: E402
 
 try:
     CRG_ANALYSIS = analysis_settings(config) if CRG_JOBS else {}
@@ -30,7 +30,7 @@ rule crg_seats:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_seats.py"
+        "../workflow_scripts/scripts/crg/seats.py"
 
 
 rule crg_selfplay:
@@ -51,7 +51,7 @@ rule crg_selfplay:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_selfplay.py"
+        "../workflow_scripts/scripts/crg/selfplay.py"
 
 
 rule crg_controls:
@@ -74,7 +74,7 @@ rule crg_controls:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_controls.py"
+        "../workflow_scripts/scripts/crg/controls.py"
 
 
 rule crg_partners:
@@ -90,7 +90,7 @@ rule crg_partners:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_partners.py"
+        "../workflow_scripts/scripts/crg/partners.py"
 
 
 rule crg_mixed:
@@ -111,7 +111,7 @@ rule crg_mixed:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_mixed.py"
+        "../workflow_scripts/scripts/crg/mixed.py"
 
 
 rule crg_selection:
@@ -134,7 +134,7 @@ rule crg_selection:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_selection.py"
+        "../workflow_scripts/scripts/crg/selection.py"
 
 
 rule crg_figure_selfplay:
@@ -150,7 +150,7 @@ rule crg_figure_selfplay:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_figures.py"
+        "../workflow_scripts/scripts/crg/figures.py"
 
 
 rule crg_figures_mixed:
@@ -170,7 +170,7 @@ rule crg_figures_mixed:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_figures.py"
+        "../workflow_scripts/scripts/crg/figures.py"
 
 
 rule crg_figures_selection:
@@ -193,7 +193,7 @@ rule crg_figures_selection:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg_figures.py"
+        "../workflow_scripts/scripts/crg/figures.py"
 
 
 rule crg_all:

@@ -19,7 +19,7 @@ rule ipd_classify:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_classify.py"
+        "../workflow_scripts/scripts/ipd/classify.py"
 
 
 rule ipd_figure_payoff_range:
@@ -34,4 +34,4 @@ rule ipd_figure_payoff_range:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_figure_payoff_range.py"
+        "../workflow_scripts/scripts/ipd/figure_payoff_range.py"

@@ -17,7 +17,7 @@ rule ipd_estimates:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_estimates.py"
+        "../workflow_scripts/scripts/ipd/estimates.py"
 
 
 rule ipd_label_swap:
@@ -33,4 +33,4 @@ rule ipd_label_swap:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_label_swap.py"
+        "../workflow_scripts/scripts/ipd/label_swap.py"

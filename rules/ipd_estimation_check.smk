@@ -25,7 +25,7 @@ rule ipd_logprobs:
     conda:
         "../envs/query.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_elicit.py"
+        "../workflow_scripts/scripts/ipd/elicit.py"
 
 
 rule ipd_logprobs_merge:
@@ -42,7 +42,7 @@ rule ipd_logprobs_merge:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_merge.py"
+        "../workflow_scripts/scripts/ipd/merge.py"
 
 
 rule ipd_estimation_check:
@@ -61,4 +61,4 @@ rule ipd_estimation_check:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_estimation_check.py"
+        "../workflow_scripts/scripts/ipd/estimation_check.py"

@@ -18,7 +18,7 @@ rule ipd_figure_estimates:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_figures.py"
+        "../workflow_scripts/scripts/ipd/figures.py"
 
 
 rule ipd_figure_play:
@@ -32,7 +32,7 @@ rule ipd_figure_play:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_figures.py"
+        "../workflow_scripts/scripts/ipd/figures.py"
 
 
 rule ipd_figure_tournament:
@@ -53,4 +53,4 @@ rule ipd_figure_tournament:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_figures.py"
+        "../workflow_scripts/scripts/ipd/figures.py"

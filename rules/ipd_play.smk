@@ -25,7 +25,7 @@ rule ipd_play:
     conda:
         "../envs/query.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_play.py"
+        "../workflow_scripts/scripts/ipd/play.py"
 
 
 rule ipd_play_merge:
@@ -42,7 +42,7 @@ rule ipd_play_merge:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_merge.py"
+        "../workflow_scripts/scripts/ipd/merge.py"
 
 
 rule ipd_play_analysis:
@@ -58,4 +58,4 @@ rule ipd_play_analysis:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_play_analysis.py"
+        "../workflow_scripts/scripts/ipd/play_analysis.py"

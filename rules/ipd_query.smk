@@ -22,7 +22,7 @@ rule ipd_elicit:
     conda:
         "../envs/query.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_elicit.py"
+        "../workflow_scripts/scripts/ipd/elicit.py"
 
 
 rule ipd_merge:
@@ -39,4 +39,4 @@ rule ipd_merge:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_merge.py"
+        "../workflow_scripts/scripts/ipd/merge.py"

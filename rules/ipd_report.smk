@@ -13,7 +13,7 @@ rule ipd_tables:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_tables.py"
+        "../workflow_scripts/scripts/ipd/tables.py"
 
 
 rule ipd_figure:
@@ -28,4 +28,4 @@ rule ipd_figure:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_figure.py"
+        "../workflow_scripts/scripts/ipd/figure.py"

@@ -1,8 +1,8 @@
 # Study-wide tables of the prisoner's-dilemma study (seed 001, SI §2-3): Table S1 (decoding parameters sent
 # to each model, read from the response-cache entries of this run's answers) and Tables S2-S3 (reference
-# strategies, from workflow_scripts/ipd/known.py).
+# strategies, from workflow_scripts/gametheory/known.py).
 # Needs from rules/common.smk: ipd_experiments_of, config (cache.dir).
-from workflow_scripts.ipd.conditions import STANDARD_PAYOFFS  # noqa: E402
+from workflow_scripts.ipd.design.conditions import STANDARD_PAYOFFS  # noqa: E402
 
 
 rule ipd_decoding:
@@ -19,7 +19,7 @@ rule ipd_decoding:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_decoding.py"
+        "../workflow_scripts/scripts/ipd/decoding.py"
 
 
 rule ipd_references:
@@ -34,4 +34,4 @@ rule ipd_references:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_references.py"
+        "../workflow_scripts/scripts/ipd/references.py"

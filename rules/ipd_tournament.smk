@@ -23,4 +23,4 @@ rule ipd_tournament:
     conda:
         "../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd_tournament.py"
+        "../workflow_scripts/scripts/ipd/tournament.py"

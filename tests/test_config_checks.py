@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from workflow_scripts.config_check import payoff_problems
-from workflow_scripts.config_yaml import file_problems
-from workflow_scripts.provider_check import custom_provider_problems, unreachable_api_base
-from workflow_scripts.redaction import WITHHELD, looks_like_key, redact, secret_values
+from workflow_scripts.config.checks import payoff_problems
+from workflow_scripts.config.files import file_problems
+from workflow_scripts.config.providers import custom_provider_problems, unreachable_api_base
+from workflow_scripts.config.redaction import WITHHELD, looks_like_key, redact, secret_values
 
 
 @pytest.mark.parametrize("value, is_key", [
@@ -81,9 +81,9 @@ def test_payoffs_must_be_a_dilemma_where_strategies_are_classified():
 
 def test_custom_providers_are_checked_without_importing_them():
     config = {"custom_providers": {
-        "good": "workflow_scripts.scripted:ScriptedPlayer",
+        "good": "workflow_scripts.players.ipd:ScriptedPlayer",
         "nomodule": "workflow_scripts.nothing_here:X",
-        "noclass": "workflow_scripts.scripted:Nobody",
+        "noclass": "workflow_scripts.players.ipd:Nobody",
         "nopackage": "no_such_package.sub:X",
     }}
     problems = custom_provider_problems(config)
@@ -109,7 +109,7 @@ def test_schema_error_on_a_key_field_withholds_the_value():
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 
-    from workflow_scripts.config_check import explain_validation_error
+    from workflow_scripts.config.checks import explain_validation_error
 
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())
     key = "sk-proj-" + secrets.token_urlsafe(21)  # made at run time: no key-shaped text in the repository

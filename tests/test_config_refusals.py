@@ -27,7 +27,7 @@ NO_KEYS = {name: "" for name in KEY_VARIABLES}
 def base_config() -> dict:
     """One scripted IPD player (TFT) and a scripted collective-risk giver over all four designs."""
     config = scripted_config({"tft": "TFT"}, samples=1, framings=("none",))
-    config["custom_providers"]["crgscripted"] = "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"
+    config["custom_providers"]["crgscripted"] = "workflow_scripts.players.crg:CRGScriptedPlayer"
     config["models"]["giver"] = {"enabled": True, "litellm_model": "crgscripted/always_4"}
     config["ipd"]["models"] = ["tft"]
     config["ipd"]["experiments"]["stop"] = {"kind": "memory1", "framings": ["none"], "stopping_probabilities": [0.5]}
@@ -106,7 +106,7 @@ BAD_CONFIGS = [
     ("custom-provider-missing-module", lambda c: c["custom_providers"].update(
         ipdscripted="workflow_scripts.no_such_player:ScriptedPlayer"), (), "custom_providers.ipdscripted"),
     ("custom-provider-missing-class", lambda c: c["custom_providers"].update(
-        crgscripted="workflow_scripts.crg.scripted_provider:NoSuchPlayer"), (), "custom_providers.crgscripted"),
+        crgscripted="workflow_scripts.players.crg:NoSuchPlayer"), (), "custom_providers.crgscripted"),
     ("credential-in-extra", lambda c: c["models"]["tft"].update(extra={"api_key": "not-a-real-key"}), (),
      "models.tft.extra.api_key"),
     ("unknown-design", lambda c: c["crg"]["designs"].update(sixplay={"conditions": {"base": {"p": [0.5]}}}), (),
@@ -167,10 +167,10 @@ def test_yaml_syntax_error_in_the_base_config_names_file_and_line(workflow, tmp_
 
 def test_yaml_syntax_error_in_an_overlay_is_located_by_the_check_command(tmp_path):
     """Snakemake reads --configfile overlays before the workflow and names neither file nor line
-    (9.27.1); `python -m workflow_scripts.config_yaml` does (the README points to it)."""
+    (9.27.1); `python -m workflow_scripts.config.files` does (the README points to it)."""
     overlay = tmp_path / "overlay.yaml"
     overlay.write_text("ipd:\n  samples: 3\n max_reasks: 2\n")
-    done = subprocess.run([sys.executable, "-m", "workflow_scripts.config_yaml", str(REPO / "config/config.yaml"),
+    done = subprocess.run([sys.executable, "-m", "workflow_scripts.config.files", str(REPO / "config/config.yaml"),
                            str(REPO / "config/paper_ipd.yaml"), str(overlay)], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [done.stderr.splitlines()[0]]  # one problem: the shipped files are clean
@@ -183,7 +183,7 @@ def test_a_key_pasted_into_api_key_env_is_never_echoed(workflow, key):
     """Refused naming models.tft.api_key_env; the key is in no output and no file the run wrote.
 
     The lower-case key fails the schema's name pattern; the all-capitals one passes it and is
-    caught as a long run of letters and digits (workflow_scripts.redaction.looks_like_key).
+    caught as a long run of letters and digits (workflow_scripts.config.redaction.looks_like_key).
     """
     config = base_config()
     config["models"]["tft"]["api_key_env"] = key

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from workflow_scripts.ipd.estimates import add_estimates, count_answers, known_memory1
-from workflow_scripts.ipd.reading import nearest_strategy
-from workflow_scripts.ipd.prompts import StagePayoffs
+from workflow_scripts.ipd.analysis.estimates import add_estimates, count_answers, known_memory1
+from workflow_scripts.ipd.analysis.reading import nearest_strategy
+from workflow_scripts.ipd.query.prompts import StagePayoffs
 from workflow_scripts.stats import wilson_interval
 
 STANDARD = StagePayoffs.of((3, 0, 5, 1))

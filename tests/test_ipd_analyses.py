@@ -8,10 +8,10 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from workflow_scripts.ipd.classification import class_tables, classification_table
-from workflow_scripts.ipd.pairs import model_pairs
-from workflow_scripts.ipd.play_analysis import cooperation_by_round, last_round, sequences
-from workflow_scripts.ipd.tournaments import disciplines, left_out, play, propensities, ties
+from workflow_scripts.ipd.analysis.strategy_classes import class_tables, classification_table
+from workflow_scripts.ipd.design.pairs import model_pairs
+from workflow_scripts.ipd.analysis.actual_play import cooperation_by_round, last_round, sequences
+from workflow_scripts.ipd.analysis.tournaments import disciplines, left_out, play, propensities, ties
 
 MEMORY1 = ["p0", "pLL", "pLR", "pRL", "pRR"]
 
@@ -176,9 +176,9 @@ def test_default_config_is_valid_yaml_with_every_kind():
 def test_memory2_tables_follow_the_layout_of_table_s25():
     """Table S25: rounds 1-2 (p0, pLL..pRR) and one block per previous-round outcome, whose
     columns are the outcome two rounds ago; the reading columns sit beside the first block."""
-    from workflow_scripts.ipd.known import known_memory2
-    from workflow_scripts.ipd.scenarios import strategy_columns
-    from workflow_scripts.ipd.tables import strategy_tables
+    from workflow_scripts.gametheory.known import known_memory2
+    from workflow_scripts.ipd.design.scenarios import strategy_columns
+    from workflow_scripts.ipd.tables.strategies import strategy_tables
 
     columns = strategy_columns("memory2")
     row = {"model": "m", "experiment": "memory2", "condition": "none", "reading": "TF2T", "pattern": "1;1,1,1,1", "nearest": "TF2T", "distance": 0.0}

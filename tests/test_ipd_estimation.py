@@ -9,8 +9,8 @@ import math
 import pandas as pd
 import pytest
 
-from workflow_scripts.ipd.estimates import add_estimates, count_answers, probability_estimates, sampled_answers, strategy_table
-from workflow_scripts.ipd.estimation_check import check_summary, estimation_check
+from workflow_scripts.ipd.analysis.estimates import add_estimates, count_answers, probability_estimates, sampled_answers, strategy_table
+from workflow_scripts.ipd.analysis.estimation_check import check_summary, estimation_check
 from workflow_scripts.stats import wilson_interval
 
 MEMORY1 = ["round1", "LL", "LR", "RL", "RR"]
@@ -70,7 +70,7 @@ def test_strategy_rows_name_their_method():
 
 
 def test_tables_show_a_probability_without_an_interval():
-    from workflow_scripts.ipd.tables import strategy_tables
+    from workflow_scripts.ipd.tables.strategies import strategy_tables
 
     rows = [r for s, v in zip(MEMORY1, (0.9, 0.8, 0.3, 0.6, 0.1)) for r in answer_rows("p", s, probability=v)]
     rows += [r for s in MEMORY1 for r in answer_rows("s", s, actions=("L", "R"))]
@@ -83,7 +83,7 @@ def test_tables_show_a_probability_without_an_interval():
 
 def test_figures_hatch_probability_bars_and_say_so():
     """Fig. 1B: the probability model's bars are hatched, the sampled model's are not; the title names both."""
-    from workflow_scripts.ipd.figures import cooperation_figure
+    from workflow_scripts.ipd.figures.cooperation import cooperation_figure
 
     rows = [r for s in MEMORY1 for r in answer_rows("p", s, probability=0.5)]
     rows += [r for s in MEMORY1 for r in answer_rows("s", s, actions=("L", "R"))]
@@ -95,7 +95,7 @@ def test_figures_hatch_probability_bars_and_say_so():
 
 
 def test_classification_names_the_method():
-    from workflow_scripts.ipd.classification import classification_table
+    from workflow_scripts.ipd.analysis.strategy_classes import classification_table
 
     rows = [r for s, v in zip(MEMORY1, (1, 1, 0, 0, 0)) for r in answer_rows("grim", s, probability=v)]
     strategies = strategy_table(estimates_of(rows), {("original", "none"): (3, 0, 5, 1)})
@@ -124,7 +124,7 @@ def test_the_estimation_check_puts_the_probability_beside_the_wilson_interval():
 def test_the_estimation_check_takes_memory1_experiments_only():
     """ipd.analysis.estimation_check naming a memory-2 experiment is refused, naming the field."""
     from workflow_scripts.errors import ConfigError
-    from workflow_scripts.ipd.conditions import analysis_settings
+    from workflow_scripts.ipd.design.conditions import analysis_settings
 
     ipd = {"experiments": {"original": {"kind": "memory1"}, "memory2": {"kind": "memory2"}}}
     assert analysis_settings({**ipd, "analysis": {"estimation_check": ["original"]}})["estimation_check"] == ["original"]
@@ -139,8 +139,8 @@ def test_plan_calls_by_method():
     requests should every one fall back; an n = 8 model 2500 questions in at most 50 x (7 + 50 x 2) calls
     (first answers 8 per call, re-asks one by one); a sampling model 2500 questions, 7500 requests."""
     from workflow_scripts.llm.estimation import Method
-    from workflow_scripts.plan import call_plan, merged_config
-    from workflow_scripts.schema import validated
+    from workflow_scripts.tools.plan import call_plan, merged_config
+    from workflow_scripts.config.schema import validated
     from tests.conftest import REPO
 
     assert (Method().calls(50), Method(n=8).calls(50), Method(logprobs=True).calls(50)) == (50, 7, 1)
@@ -160,9 +160,9 @@ def test_a_jobs_requests_reach_the_model_in_prefix_order():
     """The probes given in reverse order: the provider (one call at a time, as the embedded model) sees
     them sorted by their conversations, every replicate of a scenario back to back."""
     from tests.llm.fakes import ScriptedModel
-    from workflow_scripts.ipd.conditions import Condition
-    from workflow_scripts.ipd.elicit import elicit, probes
-    from workflow_scripts.ipd.prompts import templates
+    from workflow_scripts.ipd.design.conditions import Condition
+    from workflow_scripts.ipd.query.elicit import elicit, probes
+    from workflow_scripts.ipd.query.prompts import templates
     from workflow_scripts.llm.limits import Bounded
     from workflow_scripts.llm.ordering import conversation_key
 

@@ -5,10 +5,10 @@ import pytest
 
 from workflow_scripts.gametheory import memory as mem
 from workflow_scripts.gametheory.strategies import MEMORY_ONE
-from workflow_scripts.ipd.estimates import known_memory1
-from workflow_scripts.ipd.reading import nearest_strategy
-from workflow_scripts.ipd.known import TFT_ATFT, known_memory2
-from workflow_scripts.ipd.prompts import StagePayoffs
+from workflow_scripts.ipd.analysis.estimates import known_memory1
+from workflow_scripts.ipd.analysis.reading import nearest_strategy
+from workflow_scripts.gametheory.known import TFT_ATFT, known_memory2
+from workflow_scripts.ipd.query.prompts import StagePayoffs
 
 STANDARD = StagePayoffs.of((3, 0, 5, 1))
 

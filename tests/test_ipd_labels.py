@@ -5,9 +5,9 @@ import math
 import pandas as pd
 import pytest
 
-from workflow_scripts.ipd.conditions import experiment_conditions
-from workflow_scripts.ipd.label_control import comparisons, summary
-from workflow_scripts.ipd.labels import canonical_actions, relabel
+from workflow_scripts.ipd.design.conditions import experiment_conditions
+from workflow_scripts.ipd.analysis.label_control import comparisons, summary
+from workflow_scripts.ipd.design.labels import canonical_actions, relabel
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.stats import difference_interval
 

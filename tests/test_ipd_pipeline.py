@@ -1,6 +1,6 @@
 """The whole IPD DAG of seed 001 on scripted players whose strategies are known.
 
-Players (workflow_scripts.scripted): ``tf2t`` plays tit-for-two-tats, a memory-2 strategy
+Players (workflow_scripts.players.ipd): ``tf2t`` plays tit-for-two-tats, a memory-2 strategy
 (Axelrod 1984: R only after two R of the co-player in a row); ``grim_end`` plays GRIM but
 defects in the announced last round of a game of known length (like GPT-5 in SI §5.6).
 Every expected value is worked out by hand in the docstrings.
@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from tests.conftest import REPO, scripted_config
-from workflow_scripts.ipd.known import known_memory2
-from workflow_scripts.ipd.scenarios import strategy_columns
-from workflow_scripts.plan import merged_config
+from workflow_scripts.gametheory.known import known_memory2
+from workflow_scripts.ipd.design.scenarios import strategy_columns
+from workflow_scripts.tools.plan import merged_config
 
 MEMORY1 = ["p0", "pLL", "pLR", "pRL", "pRR"]
 TREATMENTS = {"exact": "The interaction lasts $rounds rounds.", "at_least": "The interaction lasts at least $rounds rounds."}
@@ -23,7 +23,7 @@ TREATMENTS = {"exact": "The interaction lasts $rounds rounds.", "at_least": "The
 def study_config(samples: int = 2) -> dict:
     """Stopping probability 0.2 (memory-1), memory-2 and 4-round actual play."""
     return {
-        "custom_providers": {"ipdscripted": "workflow_scripts.scripted:ScriptedPlayer"},
+        "custom_providers": {"ipdscripted": "workflow_scripts.players.ipd:ScriptedPlayer"},
         "models": {
             "tf2t": {"enabled": True, "litellm_model": "ipdscripted/TF2T", "decoding": {"seed": 7}},
             "grim_end": {"enabled": True, "litellm_model": "ipdscripted/lastround:GRIM", "decoding": {"seed": 7}},

@@ -3,9 +3,9 @@
 import asyncio
 
 from tests.llm.fakes import ScriptedModel
-from workflow_scripts.ipd.conditions import Condition
-from workflow_scripts.ipd.play import Game, replicate_id
-from workflow_scripts.ipd.prompts import templates
+from workflow_scripts.ipd.design.conditions import Condition
+from workflow_scripts.ipd.query.play import Game, replicate_id
+from workflow_scripts.ipd.query.prompts import templates
 
 CONDITION = Condition(experiment="play", id="none-exact", kind="play", framing="none", framing_text="",
                       payoffs=(3, 0, 5, 1), horizon="The interaction lasts 3 rounds.", samples=1,

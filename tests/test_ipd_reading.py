@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workflow_scripts.ipd.estimates import add_estimates, strategy_table
-from workflow_scripts.ipd.reading import compatible_strategies, determined_entries, nearest_strategy, read_strategy
+from workflow_scripts.ipd.analysis.estimates import add_estimates, strategy_table
+from workflow_scripts.ipd.analysis.reading import compatible_strategies, determined_entries, nearest_strategy, read_strategy
 from workflow_scripts.stats import wilson_interval
 
 STANDARD = (3, 0, 5, 1)

@@ -3,9 +3,9 @@
 import pytest
 
 from workflow_scripts.gametheory import memory as mem
-from workflow_scripts.ipd.conditions import analysis_settings, check_experiment, experiment_conditions
-from workflow_scripts.ipd.prompts import StagePayoffs, user_prompt
-from workflow_scripts.ipd.scenarios import scenarios, strategy_columns
+from workflow_scripts.ipd.design.conditions import analysis_settings, check_experiment, experiment_conditions
+from workflow_scripts.ipd.query.prompts import StagePayoffs, user_prompt
+from workflow_scripts.ipd.design.scenarios import scenarios, strategy_columns
 from workflow_scripts.errors import ConfigError
 
 STANDARD = StagePayoffs.of((3, 0, 5, 1))

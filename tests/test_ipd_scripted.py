@@ -2,8 +2,8 @@
 
 import pytest
 
-from workflow_scripts.ipd.prompts import StagePayoffs, play_prompt, user_prompt
-from workflow_scripts.scripted import answer, history
+from workflow_scripts.ipd.query.prompts import StagePayoffs, play_prompt, user_prompt
+from workflow_scripts.players.ipd import answer, history
 
 STANDARD = StagePayoffs.of((3, 0, 5, 1))
 

@@ -6,8 +6,8 @@ import pytest
 
 from workflow_scripts.llm.cache import ResponseCache
 from workflow_scripts.gametheory import strategies as core
-from workflow_scripts.ipd.decoding import CACHE_KEY_COLUMN, decoding_table, sent_parameters
-from workflow_scripts.ipd.known import known_memory2, reference_table
+from workflow_scripts.ipd.analysis.decoding import CACHE_KEY_COLUMN, decoding_table, sent_parameters
+from workflow_scripts.gametheory.known import known_memory2, reference_table
 
 
 def entry(params: dict) -> dict:

@@ -5,9 +5,9 @@ square-bracket variables filled in by hand; the prompts under test go the whole 
 config entry through experiment_conditions and the elicitation probes (or play_prompt).
 """
 
-from workflow_scripts.ipd.conditions import experiment_conditions
-from workflow_scripts.ipd.elicit import probes
-from workflow_scripts.ipd.prompts import StagePayoffs, play_prompt
+from workflow_scripts.ipd.design.conditions import experiment_conditions
+from workflow_scripts.ipd.query.elicit import probes
+from workflow_scripts.ipd.query.prompts import StagePayoffs, play_prompt
 
 # SI §4.1 paragraph with (a_LL, a_LR, a_RL, a_RR) = (3, 0, 5, 1), after the horizon sentence.
 RULES_3051 = (
@@ -147,7 +147,7 @@ def test_framing_is_available_in_every_kind():
     assert "all rounds. Be a saint. In round 1, you chose L" in chat
 
 
-# The label-swap control (workflow_scripts/ipd/labels.py): SI §4.1 (b) typed by hand with every
+# The label-swap control (workflow_scripts/ipd/design/labels.py): SI §4.1 (b) typed by hand with every
 # letter L and R exchanged (swapped), or with every listing "L or R" written "R or L" (reversed).
 RULES_3051_SWAPPED = (
     "In each round, you have a choice between two options, R or L. The other agent also has a "

@@ -8,18 +8,18 @@ import pandas as pd
 import pytest
 
 from tests.conftest import REPO
-from workflow_scripts.ipd.conditions import experiment_conditions
-from workflow_scripts.ipd.elicit import probes
-from workflow_scripts.ipd.prompts import kind_templates, templates
+from workflow_scripts.ipd.design.conditions import experiment_conditions
+from workflow_scripts.ipd.query.elicit import probes
+from workflow_scripts.ipd.query.prompts import kind_templates, templates
 from workflow_scripts.llm import Runtime
 from workflow_scripts.llm.cache import ResponseCache
 from workflow_scripts.llm.session import run_with_models
 from workflow_scripts.llm.tokens import TEMPLATE_TOKENS_PER_MESSAGE
-from workflow_scripts.plan import TOTAL, call_plan, main, merged_config, plan_jobs, with_totals
-from workflow_scripts.schema import validated
+from workflow_scripts.tools.plan import TOTAL, call_plan, main, merged_config, plan_jobs, with_totals
+from workflow_scripts.config.schema import validated
 
-IPD_PROVIDER = {"ipdscripted": "workflow_scripts.scripted:ScriptedPlayer",
-                "crgscripted": "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"}
+IPD_PROVIDER = {"ipdscripted": "workflow_scripts.players.ipd:ScriptedPlayer",
+                "crgscripted": "workflow_scripts.players.crg:CRGScriptedPlayer"}
 
 
 def tiny_config(tmp_path, models=None, ipd=None, crg=None) -> dict:
@@ -204,7 +204,7 @@ def test_paper_ipd_overlay_by_hand():
 
 
 def test_the_command_prints_the_plan_and_refuses_a_bad_config(tmp_path, capsys):
-    """`python -m workflow_scripts.plan`: a table and a summary line; a config error exits 2 naming the field.
+    """`python -m workflow_scripts.tools.plan`: a table and a summary line; a config error exits 2 naming the field.
 
     The default config by hand: IPD original (10 framings + 2 label-swap controls) x 5 scenarios x 10
     = 600, its estimation check 12 x 5 = 60 log-probability requests, stopping 4 x 5 x 5 = 100, equal

@@ -26,7 +26,7 @@ from docutils.utils import SystemMessage
 from snakemake.utils import update_config
 
 from workflow_scripts.reporting import placement
-from workflow_scripts.schema import validated
+from workflow_scripts.config.schema import validated
 
 REPO = Path(__file__).resolve().parents[1]
 CAPTIONS = REPO / "report"

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from .helpers import REPO
-from workflow_scripts.crg.designs import (
+from workflow_scripts.crg.design.jobs import (
     Job, analysis_conditions, analysis_settings, find_job, job_templates, mixed_models, plan_jobs, planned_jobs,
     with_decoding)
 from workflow_scripts.errors import ConfigError

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from workflow_scripts.crg.engine import (
+from workflow_scripts.gametheory.collective_risk import (
     SEED_000_RULES as RULES,
     GameState,
     Rules,

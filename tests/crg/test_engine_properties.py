@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workflow_scripts.crg.engine import SEED_000_RULES as RULES
-from workflow_scripts.crg.engine import GameState, is_settled, outcome
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES as RULES
+from workflow_scripts.gametheory.collective_risk import GameState, is_settled, outcome
 
 rounds = st.lists(st.tuples(*[st.sampled_from(RULES.actions)] * RULES.n_seats), min_size=10, max_size=10)
 

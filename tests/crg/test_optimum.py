@@ -1,11 +1,11 @@
-"""opt(p), the pivot and the loss split (workflow_scripts/crg/optimum.py), on hand-made seats."""
+"""opt(p), the pivot and the loss split (workflow_scripts/gametheory/collective_risk_optimum.py), on hand-made seats."""
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workflow_scripts.crg.optimum import loss_split, opt, optimal_totals, pivot
+from workflow_scripts.gametheory.collective_risk_optimum import loss_split, opt, optimal_totals, pivot
 
 GRID = [round(0.1 * i, 1) for i in range(11)]
 

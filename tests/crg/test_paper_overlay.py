@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from .helpers import REPO
-from workflow_scripts.plan import merged_config
+from workflow_scripts.tools.plan import merged_config
 
 BASE = REPO / "config" / "config.yaml"
 PAPER = REPO / "config" / "paper_crg.yaml"

@@ -6,14 +6,14 @@ import litellm
 import pytest
 
 from workflow_scripts.llm.choice import reask_messages
-from workflow_scripts.scripted import user_text
+from workflow_scripts.players.ipd import user_text
 
 from .helpers import prompter_for
-from workflow_scripts.crg.engine import SEED_000_RULES as RULES
-from workflow_scripts.crg.engine import GameState
-from workflow_scripts.crg.scripted_provider import CRGScriptedPlayer, answer, read_prompt
-from workflow_scripts.scripted import CALL_LOG_ENV
-from workflow_scripts.crg.seats import SeatView
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES as RULES
+from workflow_scripts.gametheory.collective_risk import GameState
+from workflow_scripts.players.crg import CRGScriptedPlayer, answer, read_prompt
+from workflow_scripts.players.ipd import CALL_LOG_ENV
+from workflow_scripts.crg.query.seats import SeatView
 
 
 def prompt(template="neutral", seat=4):

@@ -1,4 +1,4 @@
-"""Tests of the command workflow_scripts/classify.py (issue 3 'done when': it classifies the five
+"""Tests of the command workflow_scripts/tools/classify.py (issue 3 'done when': it classifies the five
 seed-001 strategies as the paper states)."""
 
 import subprocess
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from workflow_scripts.classify import main
+from workflow_scripts.tools.classify import main
 from workflow_scripts.gametheory.memory import column_names
 from workflow_scripts.gametheory.strategies import TF2T
 
@@ -51,7 +51,7 @@ def test_memory_two_csv(tmp_path, capsys):
 
 
 def run_command(*arguments):
-    return subprocess.run([sys.executable, "-m", "workflow_scripts.classify", *arguments],
+    return subprocess.run([sys.executable, "-m", "workflow_scripts.tools.classify", *arguments],
                           cwd=ROOT, capture_output=True, text=True, check=False)
 
 

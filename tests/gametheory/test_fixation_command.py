@@ -1,4 +1,4 @@
-"""The command ``python -m workflow_scripts.fixation`` (payoff CSV -> fixation probabilities and
+"""The command ``python -m workflow_scripts.tools.fixation`` (payoff CSV -> fixation probabilities and
 stationary distribution) on payoff tables whose answers are computed by hand."""
 
 import math
@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workflow_scripts.fixation import main
+from workflow_scripts.tools.fixation import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,7 +87,7 @@ def test_command_line(tmp_path):
     """The documented command runs as a module and prints both tables."""
     path = tmp_path / "payoffs.csv"
     constant_gap_table().to_csv(path, index=False)
-    done = subprocess.run([sys.executable, "-m", "workflow_scripts.fixation", str(path), "--population", "6"],
+    done = subprocess.run([sys.executable, "-m", "workflow_scripts.tools.fixation", str(path), "--population", "6"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "## Fixation probabilities" in done.stdout and "## Stationary distribution" in done.stdout

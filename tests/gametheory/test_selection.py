@@ -1,12 +1,12 @@
 """Fermi fixation probabilities, group fitness and the stationary distribution
-(workflow_scripts/gametheory/selection.py) against closed forms, a linear solve and EGTtools."""
+(workflow_scripts/evolution/fermi_process.py) against closed forms, a linear solve and EGTtools."""
 
 import math
 
 import numpy as np
 import pytest
 
-from workflow_scripts.gametheory.selection import (
+from workflow_scripts.evolution.fermi_process import (
     group_fitness, gth_log_stationary, log_fixation, log_fixation_matrix, stationary_distribution)
 
 GROUP = 6

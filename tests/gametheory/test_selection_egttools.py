@@ -9,7 +9,7 @@ probability below ~1e-7 comes back as exactly 0, and ``transition_and_fixation_m
 import numpy as np
 import pytest
 
-from workflow_scripts.gametheory.selection import log_fixation_matrix, stationary_distribution
+from workflow_scripts.evolution.fermi_process import log_fixation_matrix, stationary_distribution
 
 egttools = pytest.importorskip("egttools")
 from egttools.analytical import StochDynamics  # noqa: E402

@@ -9,7 +9,7 @@ import pytest
 from workflow_scripts.gametheory import strategies as known
 from workflow_scripts.gametheory.io import StrategyTableError
 from workflow_scripts.gametheory.memory import column_names
-from workflow_scripts.gametheory.tables import classify_strategies, markdown_table
+from workflow_scripts.gametheory.classification import classify_strategies, markdown_table
 
 G = (3.0, 0.0, 5.0, 1.0)
 MEMORY_ONE = ["p0", "pLL", "pLR", "pRL", "pRR"]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from workflow_scripts.gametheory import strategies as known
-from workflow_scripts.gametheory.tournament import round_robin, wins_per_discipline
+from workflow_scripts.gametheory.round_robin import round_robin, wins_per_discipline
 
 G = (3.0, 0.0, 5.0, 1.0)
 PLAYERS = {"ALLC": known.ALLC, "ALLD": known.ALLD, "TFT": known.TFT}

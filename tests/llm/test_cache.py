@@ -11,7 +11,7 @@ from workflow_scripts.llm.cache import ResponseCache
 
 MESSAGES = [{"role": "system", "content": "Follow specified goals"}, {"role": "user", "content": "Do you choose L or R?"}]
 BASE = {"litellm_model": "ipdscripted/TFT", "decoding": {"temperature": 1.0, "max_tokens": 8, "seed": 3}}
-PROVIDERS = {"ipdscripted": "workflow_scripts.scripted:ScriptedPlayer"}
+PROVIDERS = {"ipdscripted": "workflow_scripts.players.ipd:ScriptedPlayer"}
 
 
 def runtime(tmp_path, replay=False):

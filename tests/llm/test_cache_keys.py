@@ -7,7 +7,7 @@ memory-2, one-shot, play, the estimation check's log-probability requests; CRG: 
 seat decisions and value questions, a decoding control), with re-asks, for five models that differ
 in decoding, answer format, estimation, samples per call and server, together with the cache key
 the code of 2026-12-01 gave each. The requests are made by the jobs' own code (the spend plan's
-:func:`~workflow_scripts.plan.plan_jobs`, which runs each job with its models replaced), so a
+:func:`~workflow_scripts.tools.plan.plan_jobs`, which runs each job with its models replaced), so a
 layout change that moves a prompt, a template or a key function and changes what is asked fails
 here. Regenerate only for an intended change of the cache format::
 
@@ -28,8 +28,8 @@ from workflow_scripts.llm.base import Completion
 from workflow_scripts.llm.cache import ResponseCache
 from workflow_scripts.llm.choice import attempt_of
 from workflow_scripts.llm.spec import ModelSpec
-from workflow_scripts.plan import plan_jobs
-from workflow_scripts.schema import validated
+from workflow_scripts.tools.plan import plan_jobs
+from workflow_scripts.config.schema import validated
 
 FIXTURE = Path(__file__).parent / "data" / "cache_keys.json"
 UNREADABLE = "I would rather think about it."

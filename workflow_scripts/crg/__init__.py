@@ -10,6 +10,6 @@ provider for tests that answers from the prompt), ``plan`` (calls before any cal
 Results (seed 000, Tables 3-5, Figs. 2-5, S7): ``optimum`` (opt(p) and the loss split),
 ``seat_results`` (one row per seat and game), ``selfplay`` (Table 3, Fig. 2 data), ``controls``
 (Table 4), ``partners`` (Table 5), ``mixed`` (Figs. 3-4 data), ``selection`` (payoff tables and
-target rates for the Fermi selection of ``workflow_scripts.gametheory.selection``), ``tables``
+target rates for the Fermi selection of ``workflow_scripts.evolution.fermi_process``), ``tables``
 (Markdown and captions), ``figures_selfplay``, ``figures_mixed``, ``figures_selection``.
 """

@@ -13,8 +13,8 @@ from .diagnostics import payoff_range, random_opponent_share
 from .equilibria import Classification, best_response, classify, is_nash, is_partner, is_rival
 from .equilibria import rival_gap
 from .payoffs import expected_payoff, expected_payoffs, is_prisoners_dilemma
-from .tables import classify_strategies
-from .tournament import RoundRobin, round_robin, wins_per_discipline
+from .classification import classify_strategies
+from .round_robin import RoundRobin, round_robin, wins_per_discipline
 
 __all__ = [
     "Classification", "RoundRobin", "best_response", "classify", "classify_strategies",
