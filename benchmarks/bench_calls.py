@@ -45,7 +45,8 @@ sys.path.insert(0, str(REPO))
 import workflow_scripts.llm  # noqa: E402,F401  (first: litellm offline)
 import pandas as pd  # noqa: E402
 
-from workflow_scripts.config.checks import selection, study_models  # noqa: E402
+from workflow_scripts.config.checks import study_models  # noqa: E402
+from workflow_scripts.workflow.checks import selection  # noqa: E402
 from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_conditions  # noqa: E402
 from workflow_scripts.ipd.query.elicit import elicit, probes  # noqa: E402
 from workflow_scripts.llm.estimation import Method  # noqa: E402

@@ -8,7 +8,8 @@ from snakemake.utils import validate
 
 sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without `pip install -e .`
 
-from workflow_scripts.config.checks import config_problems, explain_validation_error, selection, study_models  # noqa: E402
+from workflow_scripts.config.checks import explain_validation_error, study_models  # noqa: E402
+from workflow_scripts.workflow.checks import config_problems, selection  # noqa: E402
 from workflow_scripts.ipd.design.conditions import analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
 from workflow_scripts.ipd.design.labels import STANDARD as STANDARD_LABELS  # noqa: E402
 from workflow_scripts.ipd.design.pairs import model_pairs, pair_models  # noqa: E402
@@ -17,7 +18,7 @@ from workflow_scripts.ipd.query.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime  # noqa: E402
 from workflow_scripts.llm.budget import Budget  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
-from workflow_scripts.config.providers import environment_problems, provider_problems, start_problems  # noqa: E402
+from workflow_scripts.workflow.providers import environment_problems, provider_problems, start_problems  # noqa: E402
 from workflow_scripts.config.redaction import redact  # noqa: E402
 from workflow_scripts.reporting import placement  # noqa: E402
 
@@ -49,7 +50,7 @@ def stop_if(problems, what="config error"):
 
 # Checked in every process that reads the workflow; the provider checks (litellm, 3-15 s) in the
 # main one only. Missing keys and packages: warnings in a dry run, refusal at the start of a real
-# run, together with an api_base where nothing listens (workflow_scripts/config/providers.py).
+# run, together with an api_base where nothing listens (workflow_scripts/workflow/providers.py).
 stop_if(config_problems(config, SELECTED_MODELS, workflow.basedir))
 stop_if(provider_problems(config, SELECTED_MODELS) if workflow.is_main_process else [])
 for _problem in environment_problems(config, SELECTED_MODELS) if workflow.output_settings.dryrun else []:

@@ -57,7 +57,8 @@ from pathlib import Path
 
 from workflow_scripts.players import crg as scripted_provider
 from workflow_scripts.players.ipd import answer as ipd_answer
-from workflow_scripts.players.ipd import cooperation_probability, user_text
+from workflow_scripts.players.base import user_text
+from workflow_scripts.players.ipd import cooperation_probability
 
 TRANSIENT = ("429", "500", "503", "timeout")
 

@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from workflow_scripts.config.checks import payoff_problems
+from workflow_scripts.ipd.design.checks import payoff_problems
 from workflow_scripts.config.files import file_problems
-from workflow_scripts.config.providers import custom_provider_problems, unreachable_api_base
+from workflow_scripts.workflow.providers import custom_provider_problems, unreachable_api_base
 from workflow_scripts.config.redaction import WITHHELD, looks_like_key, redact, secret_values
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.players.crg import answer
 from workflow_scripts.llm import Completion, Request, load_templates
-from workflow_scripts.players.ipd import user_text
+from workflow_scripts.players.base import user_text
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE_DIR = REPO / "config" / "prompts" / "crg"

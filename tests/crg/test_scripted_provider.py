@@ -6,13 +6,13 @@ import litellm
 import pytest
 
 from workflow_scripts.llm.choice import reask_messages
-from workflow_scripts.players.ipd import user_text
+from workflow_scripts.players.base import user_text
 
 from .helpers import prompter_for
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES as RULES
 from workflow_scripts.gametheory.collective_risk import GameState
 from workflow_scripts.players.crg import CRGScriptedPlayer, answer, read_prompt
-from workflow_scripts.players.ipd import CALL_LOG_ENV
+from workflow_scripts.players.base import CALL_LOG_ENV
 from workflow_scripts.crg.query.seats import SeatView
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.cache import canonical_json, request_key
+from workflow_scripts.llm.keys import canonical_json, request_key
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
 
 ANSWER_FORMATS = ("free_text", "json_schema", "grammar")

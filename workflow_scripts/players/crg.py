@@ -9,7 +9,7 @@ run and checked end to end without a real model. Register it in the config::
 
 Model names after the prefix:
 
-- a rule of :data:`workflow_scripts.crg.query.scripted_seat.SCRIPTED_RULES` (``always_0``, ``always_4``,
+- a rule of :data:`workflow_scripts.gametheory.collective_risk_strategies.SCRIPTED_RULES` (``always_0``, ``always_4``,
   ``exact_split``, ``conditional``, ``split_until_settled``): contributions by that rule; a value
   question (any prompt whose answer line does not list the actions) gets the first option;
 - ``text:<answer>``: always answers ``<answer>`` verbatim (to test answer handling, e.g.
@@ -29,8 +29,8 @@ import re
 from dataclasses import dataclass
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
-from workflow_scripts.crg.query.scripted_seat import scripted_rule
-from workflow_scripts.players.ipd import ScriptedLLM
+from workflow_scripts.gametheory.collective_risk_strategies import scripted_rule
+from workflow_scripts.players.base import ScriptedLLM
 
 UNREADABLE = "unreadable"
 _ROUND = re.compile(r"^Current round: (\d+) of (\d+)$", re.MULTILINE)

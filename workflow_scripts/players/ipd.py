@@ -30,21 +30,17 @@ so tests can count provider calls independently of the pipeline's own accounting
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import random
 import re
 
 import workflow_scripts.llm  # noqa: F401  (first: litellm works offline, see its docstring)
-import litellm  # noqa: E402
 import numpy as np  # noqa: E402
-from litellm import CustomLLM  # noqa: E402
 
 from workflow_scripts.gametheory.memory import history_index, memory_of  # noqa: E402
 from workflow_scripts.gametheory.payoffs import STANDARD_PAYOFFS  # noqa: E402
 from workflow_scripts.gametheory.known import reference_strategy  # noqa: E402
+from workflow_scripts.players.base import ScriptedLLM  # noqa: E402
 
-CALL_LOG_ENV = "LLM_DILEMMAS_SCRIPTED_CALLS"
 _MOVES = re.compile(r"you chose ([LR])[,.]?\s+(?:and\s+)?(?:the other agent|they) chose ([LR])")
 _KNOWN_LENGTH = re.compile(r"The interaction lasts (\d+) rounds\.")
 _ROUND = re.compile(r"This is [Rr]ound (\d+)\.")
@@ -112,47 +108,8 @@ def cooperation_probability(name: str, prompt: str) -> float:
     return memory_entry(strategy_of(name), history(prompt))
 
 
-def user_text(messages: list[dict]) -> str:
-    """The user turns of a conversation joined by blank lines: the question, and after a re-ask
-    the note that quotes the unreadable answer (what a scripted player reads)."""
-    return "\n\n".join(m["content"] for m in messages if m["role"] == "user")
-
-
-class ScriptedLLM(CustomLLM):
-    """Base of the scripted players: a litellm CustomLLM whose answer a subclass computes.
-
-    Subclasses implement :meth:`respond`. The base wraps the answer as ``{"choice": ...}`` when
-    the request carries a ``response_format`` (as a constrained model would), and counts the call.
-    """
-
-    def respond(self, name: str, prompt: str, optional_params: dict) -> str:
-        """Answer of scripted player ``name`` (the model id after the provider prefix)."""
-        raise NotImplementedError
-
-    def completion(self, model: str, messages: list, *args, **kwargs) -> litellm.ModelResponse:
-        optional = kwargs.get("optional_params") or {}
-        text = self.respond(model.split("/", 1)[-1], user_text(messages), optional)
-        if optional.get("response_format"):
-            text = json.dumps({"choice": text})
-        _count_call(model)
-        return litellm.ModelResponse(
-            model=model,
-            choices=[{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        )
-
-    async def acompletion(self, model: str, messages: list, *args, **kwargs) -> litellm.ModelResponse:
-        return self.completion(model, messages, *args, **kwargs)
-
-
 class ScriptedPlayer(ScriptedLLM):
     """Prisoner's-dilemma prompts answered as a scripted strategy (see module docstring)."""
 
     def respond(self, name: str, prompt: str, optional_params: dict) -> str:
         return answer(name, prompt, optional_params.get("seed"))
-
-
-def _count_call(model: str) -> None:
-    path = os.environ.get(CALL_LOG_ENV)
-    if path:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(model + "\n")

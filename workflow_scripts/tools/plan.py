@@ -43,7 +43,8 @@ from typing import Awaitable
 
 import pandas as pd
 
-from workflow_scripts.config.checks import selection, study_models
+from workflow_scripts.config.checks import study_models
+from workflow_scripts.workflow.checks import selection
 from workflow_scripts.crg.design.jobs import job_templates, planned_jobs
 from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.crg.query.games import play_job

@@ -32,7 +32,7 @@ from typing import Mapping, Sequence
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.crg.query.prompts import REASK_TEMPLATE, number
 from workflow_scripts.crg.query.questions import value_question
-from workflow_scripts.crg.query.scripted_seat import scripted_rule
+from workflow_scripts.gametheory.collective_risk_strategies import scripted_rule
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.config.schema import defaults
 from workflow_scripts.llm.templates import load_templates

@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.patches import Rectangle
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
-from workflow_scripts.ipd.figures.cooperation import legend_below, model_colors, plt
+from workflow_scripts.plotting import legend_below, model_colors, plt
 
 
 def pair_figure(pairs: pd.DataFrame, models: list[str]) -> plt.Figure:

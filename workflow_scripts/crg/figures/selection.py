@@ -10,7 +10,7 @@ import pandas as pd
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.crg.query.prompts import number
-from workflow_scripts.ipd.figures.cooperation import legend_below, model_colors, plt
+from workflow_scripts.plotting import legend_below, model_colors, plt
 
 
 def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: pd.DataFrame,

@@ -8,7 +8,7 @@ import pandas as pd
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.gametheory.collective_risk_optimum import LOSS_LABELS, LOSS_PARTS
 from workflow_scripts.crg.query.prompts import number
-from workflow_scripts.ipd.figures.cooperation import plt
+from workflow_scripts.plotting import plt
 
 ACTION_COLORS = {0: "#d95f02", 2: "#1b9e77", 4: "#7570b3"}
 PART_COLORS = {"kept": "#4daf4a", "below_pivot": "#377eb8", "past_target": "#984ea3", "missed_target": "#e41a1c"}

@@ -14,7 +14,8 @@ from __future__ import annotations
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.estimates import GROUP, SAMPLED, probability_estimates
-from workflow_scripts.ipd.figures.cooperation import legend_below, panel_grid, plt, wilson_errors
+from workflow_scripts.ipd.figures.cooperation import wilson_errors
+from workflow_scripts.plotting import legend_below, panel_grid, plt
 from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES
 from workflow_scripts.llm.spec import LOGPROBS
 

@@ -1,44 +1,17 @@
-"""Figures of the elicitations (seed 001, Fig. 1B): cooperation probability per scenario,
-and the helpers every IPD figure shares (model colours, legend, saving PNG + PDF)."""
+"""Figures of the elicitations (seed 001, Fig. 1B): cooperation probability per scenario, and what
+every IPD figure of estimates shares (the probability axis label, Wilson error bars and their note);
+the plotting helpers of both studies are in :mod:`workflow_scripts.plotting`."""
 
 from __future__ import annotations
 
-import math
+import numpy as np
+import pandas as pd
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from workflow_scripts.ipd.analysis.estimates import PROBABILITY  # noqa: E402
-from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES  # noqa: E402
+from workflow_scripts.ipd.analysis.estimates import PROBABILITY
+from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES
+from workflow_scripts.plotting import legend_below, model_colors, panel_grid, plt
 
 PROBABILITY_LABEL = "P(cooperate, L) (share of valid answers)"
-
-
-def model_colors(models) -> dict[str, tuple]:
-    """A fixed colour per model (tab10 in the given order; tab20 beyond ten models)."""
-    cmap = plt.get_cmap("tab10" if len(models) <= 10 else "tab20")
-    return {model: cmap(i % cmap.N) for i, model in enumerate(models)}
-
-
-def legend_below(fig: plt.Figure, handles, labels, title: str = "model", columns: int = 5) -> None:
-    """One legend for the whole figure, below the panels."""
-    fig.legend(handles, labels, title=title, loc="lower center", ncol=min(max(len(labels), 1), columns), frameon=False)
-
-
-def panel_grid(count: int, columns: int, width: float = 3.2, height: float = 2.8, sharey: bool = True):
-    """(figure, flat list of the first ``count`` axes) on a grid; spare axes hidden."""
-    columns = max(1, min(count, columns))
-    rows = math.ceil(count / columns)
-    figure_width = max(width * columns + 1, 7.5)  # room for the suptitle on single-panel figures
-    fig, axes = plt.subplots(rows, columns, figsize=(figure_width, height * rows + 1.2), squeeze=False, sharey=sharey)
-    flat = list(axes.flat)
-    for ax in flat[count:]:
-        ax.set_visible(False)
-    return fig, flat[:count]
 
 
 def wilson_errors(frame: pd.DataFrame) -> np.ndarray:
@@ -53,13 +26,6 @@ def interval_note(estimates: pd.DataFrame) -> str:
     if "method" in estimates and estimates["method"].eq(PROBABILITY).any():
         return "95% Wilson intervals; hatched / no interval: probability from log-probabilities"
     return "95% Wilson intervals"
-
-
-def save(fig: plt.Figure, paths) -> None:
-    """Write the figure to every path (PNG and PDF), 150 dpi, and close it."""
-    for path in paths:
-        fig.savefig(path, dpi=150)
-    plt.close(fig)
 
 
 def cooperation_figure(estimates: pd.DataFrame, title: str, readings: dict | None = None) -> plt.Figure:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.ipd.figures.cooperation import PROBABILITY_LABEL, interval_note, legend_below, model_colors, panel_grid, plt, wilson_errors
+from workflow_scripts.ipd.figures.cooperation import PROBABILITY_LABEL, interval_note, wilson_errors
+from workflow_scripts.plotting import legend_below, model_colors, panel_grid, plt
 from workflow_scripts.ipd.design.scenarios import scenario_title
 
 UNGROUPED = "other"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from workflow_scripts.ipd.figures.cooperation import PROBABILITY_LABEL, interval_note, grouped_bars, legend_below, panel_grid, plt
+from workflow_scripts.ipd.figures.cooperation import PROBABILITY_LABEL, interval_note, grouped_bars
+from workflow_scripts.plotting import legend_below, panel_grid, plt
 from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.design.scenarios import MEMORY1_SCENARIOS
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.ipd.figures.cooperation import legend_below, model_colors, panel_grid, plt
+from workflow_scripts.plotting import legend_below, model_colors, panel_grid, plt
 
 OWN_W = "own w"
 

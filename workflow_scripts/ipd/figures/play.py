@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from workflow_scripts.ipd.figures.cooperation import legend_below, model_colors, panel_grid, plt
+from workflow_scripts.plotting import legend_below, model_colors, panel_grid, plt
 
 
 def play_figure(by_round: pd.DataFrame, title: str) -> plt.Figure:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.ipd.figures.cooperation import PROBABILITY_LABEL, legend_below, model_colors, panel_grid, plt
+from workflow_scripts.ipd.figures.cooperation import PROBABILITY_LABEL
+from workflow_scripts.plotting import legend_below, model_colors, panel_grid, plt
 from workflow_scripts.ipd.design.scenarios import scenario_title, scenarios, strategy_columns
 
 NO_DISCIPLINE = "no discipline: no neutral-framing memory-1 condition\nis a prisoner's dilemma (see tables/tournaments.md)"

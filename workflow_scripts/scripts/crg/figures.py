@@ -5,7 +5,7 @@ import pandas as pd
 from workflow_scripts.crg.figures.mixed import mixed_figure, pair_figure
 from workflow_scripts.crg.figures.selection import invasion_figure, selection_figure
 from workflow_scripts.crg.figures.selfplay import selfplay_figure
-from workflow_scripts.ipd.figures.cooperation import save
+from workflow_scripts.plotting import save
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]

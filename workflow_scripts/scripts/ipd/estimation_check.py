@@ -5,7 +5,7 @@ Probabilities of label-swap controls are mapped back to cooperate (L) / defect (
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.estimation_check import check_figure, check_summary, check_tables, estimation_check
-from workflow_scripts.ipd.figures.cooperation import save
+from workflow_scripts.plotting import save
 from workflow_scripts.ipd.design.labels import canonical_actions
 from workflow_scripts.ipd.tables.strategies import markdown_document, markdown_section
 from workflow_scripts.scripts.logs import rule_log

@@ -2,7 +2,8 @@
 
 import pandas as pd
 
-from workflow_scripts.ipd.figures.cooperation import cooperation_figure, save, strategy_readings
+from workflow_scripts.ipd.figures.cooperation import cooperation_figure, strategy_readings
+from workflow_scripts.plotting import save
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]

@@ -2,7 +2,8 @@
 
 import pandas as pd
 
-from workflow_scripts.ipd.figures.cooperation import save, strategy_readings
+from workflow_scripts.ipd.figures.cooperation import strategy_readings
+from workflow_scripts.plotting import save
 from workflow_scripts.ipd.figures.payoffs import payoff_range_figure
 from workflow_scripts.scripts.logs import rule_log
 

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from workflow_scripts.ipd.figures.cooperation import save
+from workflow_scripts.plotting import save
 from workflow_scripts.ipd.figures.framings import framing_figure
 from workflow_scripts.ipd.figures.memory2 import memory2_figure
 from workflow_scripts.ipd.figures.parameters import parameter_axis, parameter_figure
