@@ -1,7 +1,8 @@
 # Collective-risk results (seed 000): Tables 3-5, Figs. 2-5 and S7, permutation tests, game
 # bootstraps and Fermi selection, from the merged tables of rule crg_merge (rules/crg.smk).
 # Needs from rules/crg.smk: CRG_JOBS. Tables are CSV + Markdown, figures PNG + PDF.
-from workflow_scripts.crg.design.jobs import analysis_conditions, analysis_settings, mixed_models  # noqa: E402
+from workflow_scripts.crg.design.groups import analysis_conditions, mixed_models  # noqa: E402
+from workflow_scripts.crg.design.settings import analysis_settings  # noqa: E402
 
 try:
     CRG_ANALYSIS = analysis_settings(config) if CRG_JOBS else {}

@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from .helpers import FakeClient, prompter_for
-from workflow_scripts.crg.design.jobs import Condition, Job
+from workflow_scripts.crg.design.conditions import Condition
+from workflow_scripts.crg.design.jobs import Job
 from workflow_scripts.crg.query.rows import tables
 from workflow_scripts.crg.query.games import play_job, seat_order
 

@@ -16,7 +16,7 @@ import math
 
 import pandas as pd
 
-from workflow_scripts.crg.design.jobs import derive_seed
+from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.crg.query.prompts import number
 from workflow_scripts.crg.analysis.seat_results import complete_seats, game_means, pick
 from workflow_scripts.stats import mean_shift_test

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from workflow_scripts.crg.design.jobs import PAIR_SEPARATOR, derive_seed
+from workflow_scripts.crg.design.lineups import PAIR_SEPARATOR
+
+from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.crg.analysis.seat_results import complete_seats
 from workflow_scripts.stats import bootstrap_mean_interval
 

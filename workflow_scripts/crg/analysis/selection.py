@@ -13,7 +13,7 @@ import itertools
 
 import pandas as pd
 
-from workflow_scripts.crg.design.jobs import PAIR_SEPARATOR
+from workflow_scripts.crg.design.lineups import PAIR_SEPARATOR
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.crg.analysis.mixed import self_play_games
 from workflow_scripts.crg.analysis.seat_results import SELF_PLAY_DESIGNS, complete_seats

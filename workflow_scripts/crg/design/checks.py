@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workflow_scripts.crg.design.jobs import crg_settings, job_templates, planned_jobs
+from workflow_scripts.crg.design.jobs import job_templates, planned_jobs
+from workflow_scripts.crg.design.settings import crg_settings
 from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.llm.templates import TEMPLATE_SUFFIX
 

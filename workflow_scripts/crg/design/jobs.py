@@ -13,103 +13,37 @@ Four designs, each a key of ``crg.designs`` holding named conditions:
 Each design runs every enabled model (or pair), or only those in its optional ``models`` list.
 
 A *job* is one lineup (a model, or a pair ``a+b``) x design x condition: one Snakemake job and
-one output folder ``results/crg/<design>/<lineup>/<condition>/``. A *cell* is one condition at
-one risk p (and, in design 4, one seat split); it holds ``games`` games. Seeds of each game
-(catastrophe draw, seat order) derive from ``crg.seed`` and the game's identity, so every game
-replays identically.
+one output folder ``results/crg/<design>/<lineup>/<condition>/``. This module plans the jobs; the
+other components of the design stage each do one part of it: :mod:`.settings` (the ``crg``
+section with its defaults), :mod:`.conditions` (one condition, checked), :mod:`.lineups` (who plays
+a design), :mod:`.cells` (one risk and seat split of a condition, its games), :mod:`.seeds` (each
+game's seeds, from ``crg.seed`` and the game's identity, so every game replays identically),
+:mod:`.groups` (which conditions each analysis reads) and :mod:`.checks` (template problems).
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
-import itertools
-import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
-from workflow_scripts.crg.query.prompts import REASK_TEMPLATE, number
-from workflow_scripts.crg.query.questions import value_question
-from workflow_scripts.gametheory.collective_risk_strategies import scripted_rule
-from workflow_scripts.errors import ConfigError
 from workflow_scripts.config.schema import defaults
+from workflow_scripts.crg.design.cells import Cell
+from workflow_scripts.crg.design.conditions import Condition, parse_condition
+from workflow_scripts.crg.design.lineups import PAIR_SEPARATOR, design_lineups
+from workflow_scripts.crg.design.settings import crg_settings, require
+from workflow_scripts.crg.query.prompts import REASK_TEMPLATE
+from workflow_scripts.crg.query.questions import value_question
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.llm.templates import load_templates
 
 DESIGNS = {"selfplay": 1, "controls": 2, "scripted": 3, "mixed": 4}
-PAIR_SEPARATOR = "+"
 OUTPUTS = {
     "decisions": "decisions.parquet", "games": "games.parquet",
     "questions": "questions.parquet", "stats": "stats.json",
 }
-NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
-BASE_TEMPLATE = "base"
-"""The base prompt: conditions with this template and no decoding change are base-prompt games."""
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One named condition of a design.
-
-    Attributes:
-        name: condition name (config key), e.g. ``base``, ``neutral_goal``.
-        template: prompt template name (file ``<template_dir>/<template>.txt``).
-        p: risk levels, each in [0, 1].
-        games: games per cell.
-        questions: value-question ids asked at ``question_rounds`` (empty: none).
-        question_rounds: rounds (1-based) at which the questions are asked.
-        decoding: decoding parameters that override the model's (e.g. ``{"temperature": 1.0}``).
-        partner: scripted rule of the five partner seats (design 3 only).
-        focal_seats: seat counts of the first model of a pair (design 4 only).
-    """
-
-    name: str
-    template: str
-    p: tuple[float, ...]
-    games: int
-    questions: tuple[str, ...] = ()
-    question_rounds: tuple[int, ...] = ()
-    decoding: dict = field(default_factory=dict)
-    partner: str | None = None
-    focal_seats: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One condition at one risk (and seat split): ``games`` games.
-
-    Attributes:
-        design, lineup, condition: names as in the output path.
-        p: risk.
-        focal: seats of the pair's first model (design 4), else None.
-        games: games in the cell.
-    """
-
-    design: str
-    lineup: str
-    condition: str
-    p: float
-    focal: int | None
-    games: int
-
-    @property
-    def id(self) -> str:
-        """``<design>/<lineup>/<condition>/p=<p>[/focal=<k>]``."""
-        base = f"{self.design}/{self.lineup}/{self.condition}/p={number(self.p)}"
-        return base if self.focal is None else f"{base}/focal={self.focal}"
-
-    def game_id(self, game: int) -> str:
-        """``<cell id>/game=<index>``: unique over the whole study."""
-        return f"{self.id}/game={game}"
-
-    def game_seed(self, seed: int, game: int) -> int:
-        """Seed of the game's catastrophe draw (63-bit, from ``crg.seed`` and the game id)."""
-        return derive_seed(seed, self.game_id(game), "catastrophe")
-
-    def seat_seed(self, seed: int, game: int) -> int:
-        """Seed of the game's seat-order shuffle (63-bit, from ``crg.seed`` and the game id)."""
-        return derive_seed(seed, self.game_id(game), "seats")
 
 
 @dataclass(frozen=True)
@@ -177,41 +111,6 @@ class Job:
         return cls(condition=Condition(**condition), **rest)
 
 
-def derive_seed(*parts) -> int:
-    """A 63-bit seed from the SHA-256 of the parts joined by ``/``."""
-    digest = hashlib.sha256("/".join(str(p) for p in parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
-
-
-def crg_settings(config: Mapping) -> dict:
-    """``config["crg"]`` with the schema's defaults filled in (:func:`workflow_scripts.config.schema.defaults`).
-
-    Raises:
-        ConfigError: if ``crg`` is missing or ``games_per_cell`` / ``max_reasks`` is out of range.
-    """
-    if "crg" not in config:
-        raise ConfigError("config has no 'crg' section; add it (see the crg section of config/config.yaml)")
-    settings = {**defaults("crg"), **config["crg"]}
-    _require(int(settings["games_per_cell"]) >= 1, "crg.games_per_cell", "use 1 or more games per cell")
-    _require(int(settings["max_reasks"]) >= 0, "crg.max_reasks", "use 0 or more re-asks")
-    return settings
-
-
-def analysis_settings(config: Mapping) -> dict:
-    """``crg.analysis`` with the schema's defaults filled in.
-
-    Raises:
-        ConfigError: if a population size is below the table size (6) or a level is outside (0, 1).
-    """
-    settings = {**defaults("crg", "analysis"), **(crg_settings(config).get("analysis") or {})}
-    seats = SEED_000_RULES.n_seats
-    for size in settings["population_sizes"]:
-        _require(int(size) >= seats, "crg.analysis.population_sizes", f"use sizes of at least one table ({seats})")
-    for name in ("alpha", "family_alpha", "confidence"):
-        _require(0 < float(settings[name]) < 1, f"crg.analysis.{name}", "use a level strictly between 0 and 1")
-    return settings
-
-
 def plan_jobs(config: Mapping, models: Sequence[str]) -> list[Job]:
     """Every CRG job for the enabled ``models``, in config order.
 
@@ -225,10 +124,10 @@ def plan_jobs(config: Mapping, models: Sequence[str]) -> list[Job]:
     settings = crg_settings(config)
     jobs = []
     for design, spec in (settings.get("designs") or {}).items():
-        _require(design in DESIGNS, f"crg.designs.{design}", f"use one of {list(DESIGNS)}")
+        require(design in DESIGNS, f"crg.designs.{design}", f"use one of {list(DESIGNS)}")
         if spec is None or not {**defaults("crg_design"), **spec}["enabled"]:
             continue
-        lineups = _lineups(design, spec, config, models)
+        lineups = design_lineups(design, spec, config, models)
         for name, raw in (spec.get("conditions") or {}).items():
             condition = parse_condition(design, name, raw, settings)
             for lineup in lineups:
@@ -272,99 +171,9 @@ def find_job(config: Mapping, models: Sequence[str], design: str, lineup: str, c
     raise ConfigError(f"no CRG job {design}/{lineup}/{condition} in the config (crg.designs, models)")
 
 
-def parse_condition(design: str, name: str, raw: Mapping, settings: Mapping) -> Condition:
-    """Validate one ``crg.designs.<design>.conditions.<name>`` entry.
-
-    Raises:
-        ConfigError: naming the field and the fix.
-    """
-    where = f"crg.designs.{design}.conditions.{name}"
-    _require(NAME.match(name) is not None, where, "use letters, digits, '_', '-' or '.' in condition names")
-    _require(isinstance(raw, Mapping), where, "give a mapping with at least 'template' and 'p'")
-    condition = Condition(
-        name=name,
-        template=str({**defaults("crg_condition"), **raw}["template"]),
-        p=tuple(_probabilities(raw.get("p"), f"{where}.p")),
-        games=int(raw.get("games", settings["games_per_cell"])),
-        questions=tuple(raw.get("questions") or ()),
-        question_rounds=tuple(int(r) for r in raw.get("question_rounds", settings["question_rounds"])),
-        decoding=dict(raw.get("decoding") or {}),
-        partner=raw.get("partner"),
-        focal_seats=tuple(int(k) for k in raw.get("focal_seats") or ()),
-    )
-    _check_condition(design, condition, where)
-    return condition
-
-
-def _check_condition(design: str, condition: Condition, where: str) -> None:
-    rules = SEED_000_RULES
-    _require(condition.games >= 1, f"{where}.games", "use 1 or more games per cell")
-    for question in condition.questions:
-        _check_known(value_question, question, f"{where}.questions")
-    _require(
-        all(1 <= r <= rules.n_rounds for r in condition.question_rounds),
-        f"{where}.question_rounds", f"use rounds between 1 and {rules.n_rounds}",
-    )
-    _require((design == "scripted") == (condition.partner is not None), f"{where}.partner",
-             "set 'partner' (a scripted rule) in design 'scripted' and only there")
-    if condition.partner is not None:
-        _check_known(scripted_rule, condition.partner, f"{where}.partner")
-    _require((design == "mixed") == bool(condition.focal_seats), f"{where}.focal_seats",
-             "set 'focal_seats' in design 'mixed' and only there")
-    _require(all(1 <= k < rules.n_seats for k in condition.focal_seats), f"{where}.focal_seats",
-             f"use seat counts between 1 and {rules.n_seats - 1}")
-
-
-def _check_known(lookup, name: str, where: str) -> None:
-    try:
-        lookup(name)
-    except ValueError as error:
-        raise ConfigError(f"{where}: {error}") from None
-
-
-def _probabilities(values, where: str) -> list[float]:
-    _require(isinstance(values, (list, tuple)) and len(values) > 0, where, "give a non-empty list of risks in [0, 1]")
-    for value in values:
-        ok = isinstance(value, (int, float)) and 0 <= value <= 1
-        _require(ok, where, f"{value!r} is not a probability in [0, 1]")
-    _require(len(set(values)) == len(values), where, "list each risk once")
-    return [float(v) for v in values]
-
-
-def _design_models(design: str, spec: Mapping, config: Mapping, models: Sequence[str]) -> list[str]:
-    """The enabled models a design runs: all, or those of its optional ``models`` list."""
-    wanted = spec.get("models")
-    if wanted is None:
-        return list(models)
-    known = config.get("models") or {}
-    for model in wanted:
-        _require(model in known, f"crg.designs.{design}.models", f"{model!r} is not a model in 'models'")
-    return [m for m in models if m in wanted]
-
-
-def _lineups(design: str, spec: Mapping, config: Mapping, models: Sequence[str]) -> list[tuple[str, ...]]:
-    models = _design_models(design, spec, config, models)
-    if design != "mixed":
-        return [(m,) for m in models]
-    pairs = spec.get("pairs", "auto")
-    if pairs == "auto":
-        return list(itertools.combinations(models, 2))
-    _require(isinstance(pairs, list), "crg.designs.mixed.pairs", "use 'auto' or a list of [model_a, model_b]")
-    known = config.get("models") or {}
-    chosen = []
-    for pair in pairs:
-        _require(isinstance(pair, list) and len(pair) == 2 and pair[0] != pair[1], "crg.designs.mixed.pairs",
-                 f"{pair!r}: each pair is two different model names")
-        for model in pair:
-            _require(model in known, "crg.designs.mixed.pairs", f"{model!r} is not a model in 'models'")
-        if all(model in models for model in pair):
-            chosen.append(tuple(pair))
-    return chosen
-
-
 def _job(design: str, models: tuple[str, ...], condition: Condition, settings: Mapping) -> Job:
     for model in models:
-        _require(PAIR_SEPARATOR not in model, f"models.{model}", f"model names may not contain '{PAIR_SEPARATOR}'")
+        require(PAIR_SEPARATOR not in model, f"models.{model}", f"model names may not contain '{PAIR_SEPARATOR}'")
     return Job(
         design=design,
         lineup=PAIR_SEPARATOR.join(models),
@@ -374,45 +183,6 @@ def _job(design: str, models: tuple[str, ...], condition: Condition, settings: M
         max_reasks=int(settings["max_reasks"]),
         system_prompt=settings.get("system_prompt"),
     )
-
-
-def is_base_prompt(condition: Condition) -> bool:
-    """Base prompt and the model's own decoding (value questions allowed: they leave play alone)."""
-    return condition.template == BASE_TEMPLATE and not condition.decoding
-
-
-def analysis_conditions(jobs: Sequence[Job]) -> dict[str, dict[str, list[str]]]:
-    """Which (design, condition) pairs each analysis reads, as {group: {design: [conditions]}}.
-
-    Groups (seed 000, Fig. 1 caption, Tables 3-4, Section 3.3):
-
-    - ``grid``: the self-play grid, base-prompt conditions of design 1 (Table 3, Fig. 2, and
-      Base in Table 4);
-    - ``controls``: every condition of design 2, in config order (Table 4 compares each with Base);
-    - ``base_prompt``: base-prompt conditions of designs 1, 2 and 4 ("Selection uses the
-      base-prompt payoffs of designs 1, 2 and 4"; also the self-play target rates of Figs. 3-4).
-
-    Returns:
-        JSON-able dict (Snakemake params); designs without such conditions are left out.
-    """
-    groups: dict[str, dict[str, list[str]]] = {"grid": {}, "controls": {}, "base_prompt": {}}
-    for job in jobs:
-        name, design = job.condition.name, job.design
-        chosen = {
-            "grid": design == "selfplay" and is_base_prompt(job.condition),
-            "controls": design == "controls",
-            "base_prompt": design in ("selfplay", "controls", "mixed") and is_base_prompt(job.condition),
-        }
-        for group, wanted in chosen.items():
-            listed = groups[group].setdefault(design, []) if wanted else []
-            if wanted and name not in listed:
-                listed.append(name)
-    return groups
-
-
-def mixed_models(jobs: Sequence[Job]) -> list[str]:
-    """Models of the mixed tables (design 4), in order of first appearance: the selection's models."""
-    return list(dict.fromkeys(m for job in jobs if job.design == "mixed" for m in job.models))
 
 
 def with_decoding(config: Mapping, model: str, decoding: Mapping) -> dict:
@@ -425,9 +195,3 @@ def with_decoding(config: Mapping, model: str, decoding: Mapping) -> dict:
     entry = derived["models"][model]
     entry["decoding"] = {**(entry.get("decoding") or {}), **dict(decoding)}
     return derived
-
-
-def _require(ok: bool, field_name: str, fix: str) -> None:
-    if not ok:
-        raise ConfigError(f"{field_name}: {fix}")
-

@@ -18,7 +18,9 @@ import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from workflow_scripts.crg.design.jobs import Cell, Job
+from workflow_scripts.crg.design.cells import Cell
+
+from workflow_scripts.crg.design.jobs import Job
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, GameState, Outcome, Rules, catastrophe_draw, outcome
 from workflow_scripts.crg.query.llm_seat import LLMSeat
 from workflow_scripts.crg.query.prompts import Prompter
