@@ -215,6 +215,16 @@ def enabled_experiments(ipd: dict) -> list[str]:
 
 
 
+NEUTRAL_FRAMINGS = ["none"]
+"""The neutral framings when ``ipd.framing_groups`` has no ``neutral`` group: the baseline only."""
+
+
+def neutral_framings(ipd: dict) -> list[str]:
+    """Framings that count as neutral (``ipd.framing_groups.neutral``; :data:`NEUTRAL_FRAMINGS` when
+    the config names no such group): the tournaments' disciplines (seed 001, "Tournaments")."""
+    return list(ipd["framing_groups"].get("neutral", NEUTRAL_FRAMINGS))
+
+
 def analysis_settings(ipd: dict) -> dict:
     """``ipd.analysis`` with the schema's defaults filled in.
 

@@ -1,17 +1,7 @@
-# Collective-risk dilemma (seed 000): one play job per lineup x design x condition, then a merge.
-# The analyses and the study's target rule crg_all are in rules/crg_analysis.smk.
-# Lineup: a model name, or "a+b" for the two models of a mixed table (design 4).
-# Needs from rules/common.smk: config (validated), SELECTED_MODELS, ONLY_CONDITIONS, PARTIAL_RUN,
-# is_embedded(model), api_calls(models).
-from workflow_scripts.crg.design.jobs import find_job, job_templates, plan_jobs, planned_jobs  # noqa: E402
-
-CRG_JOBS = planned_jobs(config, SELECTED_MODELS, ONLY_CONDITIONS)
-CRG_TABLES = ["decisions", "games", "questions"]
-
-
-def crg_job(wildcards):
-    """The planned CRG job of a crg_play job's wildcards."""
-    return find_job(config, SELECTED_MODELS, wildcards.design, wildcards.lineup, wildcards.condition)
+# Collective-risk dilemma (seed 000), stage query (workflow_scripts/crg/query/): one play job per
+# lineup x design x condition, then a merge. Lineup: a model name, or "a+b" for the two models of a mixed
+# table (design 4). Needs from rules/common.smk: the CRG grid (CRG_JOBS, crg_job), model_params,
+# is_embedded, api_calls, budget_usd, RUNTIME.
 
 
 rule crg_play:
@@ -35,9 +25,9 @@ rule crg_play:
         api_calls=lambda w: api_calls(w.lineup.split("+")),
         budget_usd=lambda w: budget_usd(*w.lineup.split("+")),
     conda:
-        "../envs/query.yaml"
+        "../../envs/query.yaml"
     script:
-        "../workflow_scripts/scripts/crg/play.py"
+        "../../workflow_scripts/scripts/crg/play.py"
 
 
 rule crg_merge:
@@ -55,7 +45,6 @@ rule crg_merge:
     log:
         "logs/crg/merge.log",
     conda:
-        "../envs/analysis.yaml"
+        "../../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/crg/merge.py"
-
+        "../../workflow_scripts/scripts/crg/merge.py"

@@ -1,6 +1,36 @@
-# Figures of the prisoner's-dilemma study beyond Fig. 1B (rules/ipd_report.smk): Fig. 2A/B (entries
-# against w and x), Fig. 3 (memory-2), Fig. 4 (framings), actual play, Fig. 5A/B (tournaments, propensities).
-# Every figure is written as PNG and PDF.
+# Prisoner's-dilemma study, stage figures (workflow_scripts/ipd/figures/): Fig. 1B (cooperation per scenario),
+# Fig. 1C (payoff range), Fig. 2A/B (entries against w and x), Fig. 3 (memory-2), Fig. 4 (framings), actual
+# play, Fig. 5A/B (tournaments, propensities). Every figure is written as PNG and PDF.
+
+
+rule ipd_figure:
+    input:
+        estimates="results/ipd/{experiment}/estimates.csv",
+        strategies="results/ipd/{experiment}/strategies.csv",
+    output:
+        report_item("results/ipd/{experiment}/figures/cooperation.png", "ipd/experiment/cooperation"),
+        "results/ipd/{experiment}/figures/cooperation.pdf",
+    log:
+        "logs/ipd/{experiment}/figure.log",
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/figure.py"
+
+
+rule ipd_figure_payoff_range:
+    input:
+        classes="results/ipd/{experiment}/classification.csv",
+        strategies="results/ipd/{experiment}/strategies.csv",
+    output:
+        png=report_item("results/ipd/{experiment}/figures/payoff_range.png", "ipd/experiment/payoff_range"),
+        pdf="results/ipd/{experiment}/figures/payoff_range.pdf",
+    log:
+        "logs/ipd/{experiment}/figure_payoff_range.log",
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/figure_payoff_range.py"
 
 
 rule ipd_figure_estimates:
@@ -14,11 +44,11 @@ rule ipd_figure_estimates:
     wildcard_constraints:
         figure="parameters|framings|memory2",
     params:
-        groups=config["ipd"].get("framing_groups", {}),
+        groups=config["ipd"]["framing_groups"],
     conda:
-        "../envs/analysis.yaml"
+        "../../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd/figures.py"
+        "../../workflow_scripts/scripts/ipd/figure_estimates.py"
 
 
 rule ipd_figure_play:
@@ -30,9 +60,9 @@ rule ipd_figure_play:
     log:
         "logs/ipd/{experiment}/figure_play.log",
     conda:
-        "../envs/analysis.yaml"
+        "../../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd/figures.py"
+        "../../workflow_scripts/scripts/ipd/figure_play.py"
 
 
 rule ipd_figure_tournament:
@@ -51,6 +81,6 @@ rule ipd_figure_tournament:
     log:
         "logs/ipd/tournaments_figures.log",
     conda:
-        "../envs/analysis.yaml"
+        "../../envs/analysis.yaml"
     script:
-        "../workflow_scripts/scripts/ipd/figures.py"
+        "../../workflow_scripts/scripts/ipd/figure_tournament.py"
