@@ -85,7 +85,7 @@ def compatible_strategies(entries, kind: str, payoffs) -> list[str]:
 
     Args:
         entries: output of :func:`determined_entries` (1, 0 or NaN per entry).
-        kind: ``memory1``, ``memory2`` or ``one_shot`` (reference lists of ipd.known).
+        kind: ``memory1``, ``memory2`` or ``one_shot`` (reference lists of gametheory.known).
         payoffs: stage payoffs (a_LL, a_LR, a_RL, a_RR) (GTFT's generosity; it is not pure).
     """
     values = np.asarray(entries, dtype=float)

@@ -47,7 +47,7 @@ def test_agreement_where_every_probability_exceeds_1e_minus_6(seed):
 
 
 def test_egttools_rounds_tiny_fixation_probabilities_to_zero():
-    """The bistable pair of test_selection.py (rho ~ 7e-58 and 2e-70): EGTtools returns exactly 0 for
+    """The bistable pair of test_fermi_process.py (rho ~ 7e-58 and 2e-70): EGTtools returns exactly 0 for
     both, so its chain cannot move; ours keeps both and puts the mass on A (see the closed-form test)."""
     payoff_a, payoff_b = 4.0 * np.arange(7) + 1, 4.0 * (6 - np.arange(7))
     tensor = np.full((2, 2, GROUP + 1), np.nan)

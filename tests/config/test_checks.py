@@ -1,6 +1,6 @@
 """The config checks as functions: what looks like a key, duplicate keys, PD payoffs, reachability.
 
-The same checks run end to end through Snakemake in tests/test_config_refusals.py.
+The same checks run end to end through Snakemake in tests/config/test_refusals.py.
 """
 
 from __future__ import annotations

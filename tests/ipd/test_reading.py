@@ -49,7 +49,7 @@ def test_gpt5_reads_between_wsls_and_forgiver():
 
 def test_gemini_reading_contains_wsls_with_prr_undetermined():
     """p0 = 41/50: Wilson [0.692, 0.902] > 0.5, so 1; pRL = 1/50: [0.004, 0.105], so 0; pRR = 21/50:
-    [0.293, 0.558] contains 0.5. Pattern (1;1,0,0,?): WSLS (pRR = 1) and GRIM (pRR = 0), in the order of Table S2 as listed in ipd.known. The paper's
+    [0.293, 0.558] contains 0.5. Pattern (1;1,0,0,?): WSLS (pRR = 1) and GRIM (pRR = 0), in the order of Table S2 as listed in gametheory.known. The paper's
     'stochastic variation of WSLS' is WSLS with the undetermined entry pRR; the nearest reference by
     the largest-entry difference is GRIM (0.42 against WSLS's 0.58), which is why a nearest-only
     label said GRIM (issue 12)."""

@@ -90,7 +90,7 @@ def check_classification(flow):
 
 def check_tournaments(flow):
     """One discipline, stopping w = 0.2, with GRIM (grim_end), ALLC (tf2t) and the reference ALLD;
-    totals as worked out in tests/test_ipd_analyses.py: with self-play GRIM 3+3+0.8 = 6.8,
+    totals as worked out in tests/ipd/test_analyses.py: with self-play GRIM 3+3+0.8 = 6.8,
     ALLC 3+3+0 = 6, ALLD 1.8+5+1 = 7.8; without GRIM 3.8, ALLC 3, ALLD 6.8: ALLD wins both types."""
     standings = read(flow, "tournaments/standings.csv").set_index(["discipline", "strategy"])
     assert standings.loc["stopping/none-w=0.2", "total_with_self"].to_dict() == pytest.approx(

@@ -8,7 +8,7 @@ import pytest
 from workflow_scripts.llm.choice import reask_messages
 from workflow_scripts.players.base import user_text
 
-from .helpers import prompter_for
+from tests.crg.helpers import prompter_for
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES as RULES
 from workflow_scripts.gametheory.collective_risk import GameState
 from workflow_scripts.players.crg import CRGScriptedPlayer, answer, read_prompt
