@@ -229,7 +229,7 @@ IPD_STUDY_FILES = ["decoding.csv", "decoding.md", "reference_strategies_memory1.
 
 
 def all_targets():
-    """Everything `rule all` builds: the spend plan; answers only on partial runs, tables and
+    """Everything the default target (`all`) builds: the spend plan; answers only on partial runs, tables and
     figures otherwise.
 
     The IPD study builds nothing when it runs no model (ipd.models names no selected model).
