@@ -1,10 +1,18 @@
-"""Markdown documents of the collective-risk tables (Tables 3-5, selection), with their captions."""
+"""Markdown documents of the collective-risk tables (Tables 3-5, selection), with their titles and captions."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
+
+TITLES = {
+    "table3": "Table 3: self-play over the risk grid",
+    "table4": "Table 4: mean seat total under prompt and decoding controls",
+    "table5": "Table 5: units before and after settlement beside scripted partners",
+    "selection": "Selection over models (Fig. 5, Fig. S7)",
+}
+"""The title of each Markdown document (its caption: :data:`CAPTIONS`)."""
 
 CAPTIONS = {
     "table3": (

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from workflow_scripts.crg.analysis.controls import table4, table4_wide
-from workflow_scripts.crg.tables.documents import CAPTIONS, markdown, write_markdown
+from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
@@ -18,7 +18,7 @@ with rule_log(snakemake.log[0]) as log:
         shift_units=params.shift_units, alpha=params.alpha, family_alpha=params.family_alpha,
         comparisons=comparisons, threshold=params.family_alpha / comparisons if comparisons else float("nan"))
     write_markdown(snakemake.output.table, markdown(
-        "Table 4: mean seat total under prompt and decoding controls", caption,
+        TITLES["table4"], caption,
         [("pooled over shared risks: mean (shift from Base)", table4_wide(table).reset_index()), ("every comparison", table)],
     ).replace("## pooled", f"Comparisons made (Bonferroni count): **{comparisons}**\n\n## pooled", 1))
     log.info("Table 4: %d rows, %d comparisons (Bonferroni count)", len(table), comparisons)

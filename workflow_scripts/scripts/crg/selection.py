@@ -5,7 +5,7 @@ import pandas as pd
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.crg.analysis.seat_results import pick
 from workflow_scripts.crg.analysis.selection import payoff_table, target_rates, weighted_target_rates
-from workflow_scripts.crg.tables.documents import CAPTIONS, markdown, write_markdown
+from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
 from workflow_scripts.evolution.payoff_tables import check_payoff_table, select_by_risk
 from workflow_scripts.scripts.logs import rule_log
 
@@ -24,7 +24,7 @@ with rule_log(snakemake.log[0]) as log:
     for frame, path in ((fixation, out.fixation), (stationary, out.stationary), (weighted, out.weighted),
                         (skipped, out.skipped)):
         frame.to_csv(path, index=False)
-    write_markdown(out.table, markdown("Selection over models (Fig. 5, Fig. S7)", CAPTIONS["selection"].format(
+    write_markdown(out.table, markdown(TITLES["selection"], CAPTIONS["selection"].format(
         beta=params.beta), [("stationary distribution", stationary), ("self-play target rate weighted by mass", weighted),
                             ("fixation probabilities", fixation), ("skipped (population, risk, reason)", skipped)]))
     for row in skipped.itertuples():
