@@ -22,7 +22,7 @@ from .payoffs import prisoners_dilemma_violation, stage_game, stopping_probabili
 from .round_robin import RoundRobin
 
 RESULT_COLUMNS = [
-    "memory", "w", *io.PAYOFF_COLUMNS, "pi_self", "best_response_payoff",
+    "memory", "w", *io.STAGE_PAYOFF_COLUMNS, "pi_self", "best_response_payoff",
     "rival_gap", "nash", "partner", "rival", "random_opponent_share", "n_random",
     "payoff_min", "payoff_max", "note",
 ]
@@ -141,7 +141,7 @@ def _record(base, strategy, game, w, options, note):
     if n_random:
         share = random_opponent_share(strategy, game, w, n_random, options.seed)
     lowest, highest = payoff_range(strategy, game, w)
-    return base | dict(zip(io.PAYOFF_COLUMNS, game)) | {
+    return base | dict(zip(io.STAGE_PAYOFF_COLUMNS, game)) | {
         "w": w, "pi_self": result.self_payoff,
         "best_response_payoff": result.best_response_payoff, "rival_gap": result.rival_gap,
         "nash": result.nash, "partner": result.partner, "rival": result.rival,

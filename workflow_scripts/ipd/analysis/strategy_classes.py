@@ -17,7 +17,7 @@ import pandas as pd
 
 from workflow_scripts.gametheory import classify_strategies
 from workflow_scripts.ipd.design.scenarios import kind_of_columns, strategy_columns
-from workflow_scripts.gametheory.io import PAYOFF_COLUMNS
+from workflow_scripts.gametheory.io import STAGE_PAYOFF_COLUMNS
 
 IDENTIFIERS = ["model", "experiment", "condition"]
 DEFAULT_W = (0.0, 0.01)
@@ -48,7 +48,7 @@ def classification_table(
     kind = kind_of_columns(strategies.columns)
     if kind not in ("memory1", "memory2"):
         raise ValueError(f"only memory-1 and memory-2 strategies can be classified, got {kind}")
-    frame = strategies[[*IDENTIFIERS, *strategy_columns(kind), *PAYOFF_COLUMNS, "w"]].reset_index(drop=True)
+    frame = strategies[[*IDENTIFIERS, *strategy_columns(kind), *STAGE_PAYOFF_COLUMNS, "w"]].reset_index(drop=True)
     result = classify_strategies(frame, None, list(ws), n_random=n_random, seed=seed, errors="skip")
     own = strategies.set_index(["model", "condition"])["w"]
     own_w = [own.get((m, c), math.nan) for m, c in zip(result["model"], result["condition"])]

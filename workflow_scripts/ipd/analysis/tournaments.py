@@ -33,12 +33,12 @@ from workflow_scripts.gametheory.classification import tournament_frame
 from workflow_scripts.gametheory.known import reference_strategy
 from workflow_scripts.ipd.design.labels import STANDARD
 from workflow_scripts.ipd.design.scenarios import strategy_columns
-from workflow_scripts.gametheory.io import PAYOFF_COLUMNS
+from workflow_scripts.gametheory.io import STAGE_PAYOFF_COLUMNS
 
 REFERENCE_SUFFIX = " (ref.)"
 TYPES = ("with_self", "without_self")
 """Tournament types: ranked by payoff sums with self-play (type 1) and without (type 2)."""
-SUMMARY_COLUMNS = ["discipline", "experiment", "condition", *PAYOFF_COLUMNS, "w", "entrants", "excluded",
+SUMMARY_COLUMNS = ["discipline", "experiment", "condition", *STAGE_PAYOFF_COLUMNS, "w", "entrants", "excluded",
                    "winners_with_self", "winners_without_self", "note"]
 STANDINGS_COLUMNS = ["discipline", "strategy", "total_with_self", "rank_with_self", "win_share_with_self",
                      "total_without_self", "rank_without_self", "win_share_without_self"]
@@ -86,7 +86,7 @@ def disciplines(
     columns = strategy_columns("memory1")
     found = []
     for (experiment, condition), part in strategies.groupby(["experiment", "condition"], sort=False):
-        payoffs = tuple(float(part[c].iloc[0]) for c in PAYOFF_COLUMNS)
+        payoffs = tuple(float(part[c].iloc[0]) for c in STAGE_PAYOFF_COLUMNS)
         if not_a_discipline(part.iloc[0], neutral) is not None:
             continue
         own_w = part["w"].iloc[0]
@@ -117,7 +117,7 @@ def play(found: list[Discipline]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFr
     summary, standings, matrices = [], [], []
     for discipline in found:
         row = {"discipline": discipline.name, "experiment": discipline.experiment, "condition": discipline.condition,
-               **dict(zip(PAYOFF_COLUMNS, discipline.payoffs)), "w": discipline.w,
+               **dict(zip(STAGE_PAYOFF_COLUMNS, discipline.payoffs)), "w": discipline.w,
                "entrants": len(discipline.entrants), "excluded": ", ".join(discipline.excluded)}
         if len(discipline.entrants) < 2:
             summary.append(row | {"note": "fewer than two strategies: no tournament"})
@@ -156,7 +156,7 @@ def not_a_discipline(row: pd.Series, neutral: list[str]) -> str | None:
     A discipline has the standard labels (ipd.labels), a framing in ``neutral`` and a prisoner's
     dilemma stage game (columns labels, framing, aLL..aRR).
     """
-    payoffs = tuple(float(row[c]) for c in PAYOFF_COLUMNS)
+    payoffs = tuple(float(row[c]) for c in STAGE_PAYOFF_COLUMNS)
     labels = row.get("labels")
     if isinstance(labels, str) and labels != STANDARD:
         return f"label-swap control (labels {labels}), not a discipline"

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from workflow_scripts.ipd.design.labels import STANDARD, label_controls
 from workflow_scripts.ipd.query.prompts import number
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.gametheory.io import PAYOFF_COLUMNS
+from workflow_scripts.gametheory.io import STAGE_PAYOFF_COLUMNS
 from workflow_scripts.gametheory.payoffs import STANDARD_PAYOFFS
 from workflow_scripts.config.schema import defaults
 from workflow_scripts.llm.templates import PromptTemplate, TemplateError
@@ -187,7 +187,7 @@ def _check_fields(spec: dict, field: str) -> None:
                 raise ConfigError(f"{field}.{play_field}: only for kind play, not {kind}")
 
 
-PARAMETER_COLUMNS = ["condition", "kind", "framing", "treatment", "labels", "w", "x", *PAYOFF_COLUMNS]
+PARAMETER_COLUMNS = ["condition", "kind", "framing", "treatment", "labels", "w", "x", *STAGE_PAYOFF_COLUMNS]
 
 
 def condition_table(conditions: list[Condition]) -> "pd.DataFrame":
