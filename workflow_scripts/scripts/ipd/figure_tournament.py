@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from workflow_scripts.ipd.figures.tournament import propensities_figure, totals_figure, wins_figure
+from workflow_scripts.ipd.figures.tournaments import propensities_figure, totals_figure, wins_figure
 from workflow_scripts.plotting import save
 from workflow_scripts.scripts.logs import rule_log
 
