@@ -19,19 +19,15 @@ include: "rules/config_files.smk"  # YAML errors and keys given twice, by file a
 configfile: CONFIG_FILE
 
 
-include: "rules/common.smk"
+include: "rules/common.smk"  # config validation and checks, both studies' grids, input functions
 include: "rules/plan.smk"
-include: "rules/ipd_query.smk"
-include: "rules/ipd_estimates.smk"
-include: "rules/ipd_estimation_check.smk"
-include: "rules/ipd_report.smk"
-include: "rules/ipd_play.smk"
-include: "rules/ipd_classify.smk"
-include: "rules/ipd_tournament.smk"
-include: "rules/ipd_figures.smk"
-include: "rules/ipd_study_tables.smk"
-include: "rules/crg.smk"
-include: "rules/crg_analysis.smk"
+include: "rules/ipd/query.smk"
+include: "rules/ipd/analysis.smk"
+include: "rules/ipd/tables.smk"
+include: "rules/ipd/figures.smk"
+include: "rules/crg/query.smk"
+include: "rules/crg/analysis.smk"
+include: "rules/crg/figures.smk"
 
 
 rule all:

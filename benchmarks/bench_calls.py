@@ -45,16 +45,17 @@ sys.path.insert(0, str(REPO))
 import workflow_scripts.llm  # noqa: E402,F401  (first: litellm offline)
 import pandas as pd  # noqa: E402
 
-from workflow_scripts.config_check import selection, study_models  # noqa: E402
-from workflow_scripts.ipd.conditions import enabled_experiments, experiment_conditions  # noqa: E402
-from workflow_scripts.ipd.elicit import elicit, probes  # noqa: E402
+from workflow_scripts.config.checks import study_models  # noqa: E402
+from workflow_scripts.workflow.checks import selection  # noqa: E402
+from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_conditions  # noqa: E402
+from workflow_scripts.ipd.query.elicit import elicit, probes  # noqa: E402
 from workflow_scripts.llm.estimation import Method  # noqa: E402
-from workflow_scripts.plan import merged_config  # noqa: E402
-from workflow_scripts.ipd.prompts import ACTIONS, templates  # noqa: E402
+from workflow_scripts.tools.plan import merged_config  # noqa: E402
+from workflow_scripts.ipd.query.prompts import ACTIONS, templates  # noqa: E402
 from workflow_scripts.llm.context import TEMPLATE_TOKENS_PER_MESSAGE  # noqa: E402
 from workflow_scripts.llm.ordering import prefix_order  # noqa: E402
 from workflow_scripts.llm.spec import ModelSpec, answer_entry  # noqa: E402
-from workflow_scripts.schema import validated  # noqa: E402
+from workflow_scripts.config.schema import validated  # noqa: E402
 
 GRIDS = {"default": ["config/config.yaml"], "paper": ["config/config.yaml", "config/paper_ipd.yaml"]}
 ELICITATION_KINDS = ("memory1", "memory2", "one_shot")

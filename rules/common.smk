@@ -8,17 +8,22 @@ from snakemake.utils import validate
 
 sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without `pip install -e .`
 
-from workflow_scripts.config_check import config_problems, explain_validation_error, selection, study_models  # noqa: E402
-from workflow_scripts.ipd.conditions import analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions  # noqa: E402
-from workflow_scripts.ipd.labels import STANDARD as STANDARD_LABELS  # noqa: E402
-from workflow_scripts.ipd.pairs import model_pairs, pair_models  # noqa: E402
+from workflow_scripts.config.checks import explain_validation_error, study_models  # noqa: E402
+from workflow_scripts.config.schema import defaults  # noqa: E402
+from workflow_scripts.crg.design.groups import analysis_conditions, mixed_models  # noqa: E402
+from workflow_scripts.crg.design.jobs import find_job, job_templates, planned_jobs  # noqa: E402
+from workflow_scripts.crg.design.settings import analysis_settings as crg_analysis_settings, crg_settings  # noqa: E402
+from workflow_scripts.workflow.checks import config_problems, selection  # noqa: E402
+from workflow_scripts.ipd.design.conditions import STANDARD_PAYOFFS, analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions, neutral_framings  # noqa: E402
+from workflow_scripts.ipd.design.labels import STANDARD as STANDARD_LABELS  # noqa: E402
+from workflow_scripts.ipd.design.pairs import model_pairs, pair_models  # noqa: E402
 from workflow_scripts.errors import ConfigError  # noqa: E402
-from workflow_scripts.ipd.prompts import kind_templates  # noqa: E402
+from workflow_scripts.ipd.query.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime  # noqa: E402
 from workflow_scripts.llm.budget import Budget  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
-from workflow_scripts.provider_check import environment_problems, provider_problems, start_problems  # noqa: E402
-from workflow_scripts.redaction import redact  # noqa: E402
+from workflow_scripts.workflow.providers import environment_problems, provider_problems, start_problems  # noqa: E402
+from workflow_scripts.config.redaction import redact  # noqa: E402
 from workflow_scripts.reporting import placement  # noqa: E402
 
 try:
@@ -29,6 +34,7 @@ except WorkflowError as error:
 # Template folders are part of the workflow: relative paths are read from the workflow directory.
 IPD_TEMPLATE_DIR = Path(workflow.basedir) / config["ipd"]["template_dir"]
 RUNTIME = Runtime.from_config(config).as_params()
+MODEL_DEFAULTS = defaults("model")  # model entries are not filled by validate (additionalProperties)
 
 try:
     SELECTED_MODELS, ONLY_CONDITIONS = selection(config)
@@ -49,7 +55,7 @@ def stop_if(problems, what="config error"):
 
 # Checked in every process that reads the workflow; the provider checks (litellm, 3-15 s) in the
 # main one only. Missing keys and packages: warnings in a dry run, refusal at the start of a real
-# run, together with an api_base where nothing listens (workflow_scripts/provider_check.py).
+# run, together with an api_base where nothing listens (workflow_scripts/workflow/providers.py).
 stop_if(config_problems(config, SELECTED_MODELS, workflow.basedir))
 stop_if(provider_problems(config, SELECTED_MODELS) if workflow.is_main_process else [])
 for _problem in environment_problems(config, SELECTED_MODELS) if workflow.output_settings.dryrun else []:
@@ -87,7 +93,7 @@ def plan_config():
 
 def plan_templates():
     """The prompt template files of both studies (the plan renders every prompt)."""
-    folders = [IPD_TEMPLATE_DIR, Path(workflow.basedir) / config.get("crg", {}).get("template_dir", "config/prompts/crg")]
+    folders = [IPD_TEMPLATE_DIR, Path(workflow.basedir) / CRG_SETTINGS["template_dir"]]
     return sorted(str(path) for folder in folders for path in folder.glob("*.txt"))
 
 
@@ -152,7 +158,7 @@ def is_embedded(model):
 def api_calls(models):
     """Provider calls one query job keeps in flight (resource api_calls, capped in the profiles):
     the sum of its models' max_concurrency; the embedded model, served on the job's own loopback, counts 0."""
-    return sum(0 if is_embedded(m) else int(config["models"][m].get("max_concurrency", 4)) for m in dict.fromkeys(models))
+    return sum(0 if is_embedded(m) else int(config["models"][m].get("max_concurrency", MODEL_DEFAULTS["max_concurrency"])) for m in dict.fromkeys(models))
 def budget_usd(*models):
     """The spend caps of a query job's models (budget_usd overall and per model) as a resource: a
     JSON string. Not a param: the budget shapes no answer, so raising it reruns only the jobs it stopped."""
@@ -223,7 +229,7 @@ IPD_STUDY_FILES = ["decoding.csv", "decoding.md", "reference_strategies_memory1.
 
 
 def all_targets():
-    """Everything `rule all` builds: the spend plan; answers only on partial runs, tables and
+    """Everything the default target (`all`) builds: the spend plan; answers only on partial runs, tables and
     figures otherwise.
 
     The IPD study builds nothing when it runs no model (ipd.models names no selected model).
@@ -241,3 +247,30 @@ def all_targets():
     if not PARTIAL_RUN:
         targets += [f"results/ipd/{name}" for name in IPD_STUDY_FILES]
     return targets
+
+
+# The collective-risk grid (seed 000, Table 2): one play job per lineup x design x condition
+# (workflow_scripts/crg/design/), and what each analysis reads. Lineup: a model name, or "a+b" for the
+# two models of a mixed table (design 4).
+CRG_SETTINGS = crg_settings(config) if "crg" in config else defaults("crg")
+CRG_JOBS = planned_jobs(config, SELECTED_MODELS, ONLY_CONDITIONS)
+try:
+    CRG_ANALYSIS = crg_analysis_settings(config) if CRG_JOBS else {}
+except ConfigError as error:
+    raise WorkflowError(f"config error: {error}") from None
+CRG_TABLES = ["decisions", "games", "questions"]
+CRG_GROUPS = analysis_conditions(CRG_JOBS)
+CRG_MODELS = list(dict.fromkeys(m for job in CRG_JOBS for m in job.models))
+CRG_SELECTION_MODELS = mixed_models(CRG_JOBS)
+CRG_TABLE_NAMES = ["table3", "table4", "table5"]
+CRG_FIGURE_NAMES = ["fig2", "fig3", "fig4", "fig5", "figS7"]
+CRG_RESULTS = (
+    [f"results/crg/tables/{t}.{ext}" for t in CRG_TABLE_NAMES for ext in ("csv", "md")]
+    + [f"results/crg/figures/{f}.{ext}" for f in CRG_FIGURE_NAMES for ext in ("png", "pdf")]
+    + [f"results/crg/selection/{name}" for name in ("payoffs.csv", "fixation.csv", "stationary.csv", "selection.md")]
+)
+
+
+def crg_job(wildcards):
+    """The planned CRG job of a crg_play job's wildcards."""
+    return find_job(config, SELECTED_MODELS, wildcards.design, wildcards.lineup, wildcards.condition)

@@ -1,4 +1,4 @@
-# The spend plan of both studies (workflow_scripts/plan.py; also `python -m workflow_scripts.plan`):
+# The spend plan of both studies (workflow_scripts/tools/plan.py; also `python -m workflow_scripts.tools.plan`):
 # per model x experiment / design, what is still missing from the response cache, its tokens and its
 # cost, computed without any call. It is the run's first job (highest priority; a local rule) and
 # prints its summary line. Query jobs do not take it as an input: Snakemake skips the rerun triggers

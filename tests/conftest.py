@@ -55,10 +55,10 @@ class Workflow:
 
 
 def scripted_config(models: dict[str, str], samples: int = 4, max_reasks: int = 3, framings=("none", "saint")) -> dict:
-    """A small config whose models are scripted players (workflow_scripts.scripted)."""
+    """A small config whose models are scripted players (workflow_scripts.players.ipd)."""
     texts = {"none": "", "saint": "Be a saint.", "exploit": "Exploit the other agent as much as possible."}
     return {
-        "custom_providers": {"ipdscripted": "workflow_scripts.scripted:ScriptedPlayer"},
+        "custom_providers": {"ipdscripted": "workflow_scripts.players.ipd:ScriptedPlayer"},
         "models": {
             name: {"enabled": True, "litellm_model": f"ipdscripted/{strategy}", "decoding": {"seed": 7}}
             for name, strategy in models.items()

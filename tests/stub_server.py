@@ -5,8 +5,8 @@ Jobs reach it through litellm's real HTTP path (``openai/<model>`` with ``api_ba
 tested is what happens with a real provider: status codes, ``Retry-After``, time-outs, error
 bodies. The model name says how to answer and which faults to inject, options joined by ``;``:
 
-- ``ipd:<strategy>`` / ``crg:<rule>``: answer as :mod:`workflow_scripts.scripted` /
-  :mod:`workflow_scripts.crg.scripted_provider` would (the first option is required); asked for
+- ``ipd:<strategy>`` / ``crg:<rule>``: answer as :mod:`workflow_scripts.players.ipd` /
+  :mod:`workflow_scripts.players.crg` would (the first option is required); asked for
   log-probabilities, an ``ipd:`` player reports P(L) = its strategy's entry for the prompt's history
   and P(R) = 1 - P(L) at the answer position;
 - ``probs:<token>=<p>,<token>=<p>,...``: a model whose next-token distribution at the answer
@@ -55,9 +55,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from workflow_scripts.crg import scripted_provider
-from workflow_scripts.scripted import answer as ipd_answer
-from workflow_scripts.scripted import cooperation_probability, user_text
+from workflow_scripts.players import crg as scripted_provider
+from workflow_scripts.players.ipd import answer as ipd_answer
+from workflow_scripts.players.base import user_text
+from workflow_scripts.players.ipd import cooperation_probability
 
 TRANSIENT = ("429", "500", "503", "timeout")
 

@@ -16,9 +16,9 @@ import pytest
 from scipy.stats import binomtest
 
 from tests.embedded_helpers import embedded_entry, embedded_runtime
-from workflow_scripts.ipd.conditions import Condition
-from workflow_scripts.ipd.elicit import probes
-from workflow_scripts.ipd.prompts import ACTIONS, templates
+from workflow_scripts.ipd.design.conditions import Condition
+from workflow_scripts.ipd.query.elicit import probes
+from workflow_scripts.ipd.query.prompts import ACTIONS, templates
 from workflow_scripts.llm import ask_choices, estimate_choice, open_models
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")

@@ -23,7 +23,7 @@ import yaml
 from scipy.stats import binomtest
 
 from tests.conftest import REPO
-from workflow_scripts.ipd.prompts import StagePayoffs, messages, user_prompt
+from workflow_scripts.ipd.query.prompts import StagePayoffs, messages, user_prompt
 from workflow_scripts.llm.parsing import conforms
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
 from workflow_scripts.llm.spec import ModelSpec, derived_seed

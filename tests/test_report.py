@@ -2,9 +2,9 @@
 the report, grouped by study and experiment / design, with a caption that names its seed item and
 states the config values behind it.
 
-Players: ``tft`` (workflow_scripts.scripted: tit-for-tat) in the prisoner's dilemma; ``splitter``
+Players: ``tft`` (workflow_scripts.players.ipd: tit-for-tat) in the prisoner's dilemma; ``splitter``
 (exact split: 2 every round) and ``free`` (always 0) in the collective-risk dilemma
-(workflow_scripts.crg.scripted_provider). The grid is the smallest that runs every rule that writes
+(workflow_scripts.players.crg). The grid is the smallest that runs every rule that writes
 a table or figure: one memory-1 experiment with two framings (Fig. 4) and a label-swap control;
 actual play of 3 rounds; the four collective-risk designs with one game per cell, the pair at every
 seat split (selection). (Fig. 2's rule is the one that draws Fig. 4; its caption is rendered for
@@ -52,7 +52,7 @@ BOTH = "Both studies"  # results/plan.csv and plan.md: the spend plan of both st
 
 def both_studies() -> dict:
     config = scripted_config({"tft": "TFT"}, samples=2, max_reasks=0, framings=("none", "saint"))
-    config["custom_providers"]["crgscripted"] = "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"
+    config["custom_providers"]["crgscripted"] = "workflow_scripts.players.crg:CRGScriptedPlayer"
     config["models"].update({name: {"enabled": True, "litellm_model": f"crgscripted/{rule}"}
                              for name, rule in (("splitter", "exact_split"), ("free", "always_0"))})
     config["ipd"].update(models=["tft"], framing_groups={"neutral": ["none"], "cooperative": ["saint"]},

@@ -26,7 +26,7 @@ from docutils.utils import SystemMessage
 from snakemake.utils import update_config
 
 from workflow_scripts.reporting import placement
-from workflow_scripts.schema import validated
+from workflow_scripts.config.schema import validated
 
 REPO = Path(__file__).resolve().parents[1]
 CAPTIONS = REPO / "report"
@@ -67,7 +67,7 @@ def text_of(html: str) -> str:
 def rule_outputs() -> list[tuple[str, str, str]]:
     """(rule file, rule, output line) of every line of every rule's ``output:`` section."""
     found = []
-    for path in sorted((REPO / "rules").glob("*.smk")):
+    for path in sorted((REPO / "rules").rglob("*.smk")):
         rule = section = None
         for line in path.read_text().splitlines():
             if match := re.match(r"rule (\w+):", line):
@@ -80,13 +80,13 @@ def rule_outputs() -> list[tuple[str, str, str]]:
 
 
 def used_captions() -> set[str]:
-    return {caption for path in (REPO / "rules").glob("*.smk") for _, caption in REPORT_ITEM.findall(path.read_text())}
+    return {caption for path in (REPO / "rules").rglob("*.smk") for _, caption in REPORT_ITEM.findall(path.read_text())}
 
 
 def test_every_table_and_figure_output_is_a_report_item():
     """Each CSV, Markdown or PNG output of a rule is wrapped in report_item (PDFs stay out)."""
     outputs = [(name, rule, line) for name, rule, line in rule_outputs() if TABLE_OR_FIGURE.search(line)]
-    assert len(outputs) > 60, "the scan of rules/*.smk found too few outputs"
+    assert len(outputs) > 60, "the scan of rules/**/*.smk found too few outputs"
     missing = [f"{name}: rule {rule}: {line.strip()}" for name, rule, line in outputs if "report_item(" not in line]
     assert missing == []
 

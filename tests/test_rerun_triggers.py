@@ -27,7 +27,7 @@ def config(template_dir):
     cfg["ipd"]["framing_groups"] = {"neutral": ["none"], "cooperative": ["saint"]}
     cfg["ipd"]["experiments"]["memory2"] = {"kind": "memory2", "framings": ["none"]}
     cfg["ipd"]["analysis"] = {"random_opponents": 0}
-    cfg["custom_providers"]["crgscripted"] = "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"
+    cfg["custom_providers"]["crgscripted"] = "workflow_scripts.players.crg:CRGScriptedPlayer"
     cfg["models"]["splitter"] = {"enabled": True, "litellm_model": "crgscripted/exact_split"}
     cfg["crg"] = {"games_per_cell": 1, "designs": {"selfplay": {"models": ["splitter"],
                                                                   "conditions": {"base": {"p": [0.5]}}}}}

@@ -43,7 +43,7 @@ def dag_config(cache: str) -> dict:
     """The scripted DAG: one IPD player (TFT) eliciting and playing, one CRG giver in self-play."""
     config = scripted_config({"tft": "TFT"}, samples=2, framings=("none",))
     config["cache"] = {"dir": cache}
-    config["custom_providers"]["crgscripted"] = "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"
+    config["custom_providers"]["crgscripted"] = "workflow_scripts.players.crg:CRGScriptedPlayer"
     config["models"]["giver"] = {"enabled": True, "litellm_model": "crgscripted/always_4"}
     config["ipd"]["models"] = ["tft"]
     config["ipd"]["experiments"]["play"] = {"kind": "play", "framings": ["none"], "rounds": 2, "games": 1,

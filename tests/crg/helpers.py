@@ -7,10 +7,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from workflow_scripts.crg.prompts import Prompter
-from workflow_scripts.crg.scripted_provider import answer
+from workflow_scripts.crg.query.prompts import Prompter
+from workflow_scripts.players.crg import answer
 from workflow_scripts.llm import Completion, Request, load_templates
-from workflow_scripts.scripted import user_text
+from workflow_scripts.players.base import user_text
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE_DIR = REPO / "config" / "prompts" / "crg"
@@ -31,7 +31,7 @@ class FakeClient:
     and options.
 
     Answers come from ``scripted_provider.answer(name, prompt)``, the prompt being the user turns of
-    the conversation (as :class:`workflow_scripts.scripted.ScriptedLLM` reads them). With
+    the conversation (as :class:`workflow_scripts.players.ipd.ScriptedLLM` reads them). With
     ``replay=True`` a miss is a failed completion and no call, like the layer's replay mode.
     """
 
@@ -67,7 +67,7 @@ def scripted_crg_config(players: dict[str, str], crg: dict) -> dict:
     from conftest import scripted_config  # tests/conftest.py (pipeline fixtures)
 
     config = scripted_config({"ipd_only": "ALLC"}, samples=1, framings=("none",))
-    config["custom_providers"]["crgscripted"] = "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"
+    config["custom_providers"]["crgscripted"] = "workflow_scripts.players.crg:CRGScriptedPlayer"
     config["models"] = {name: {"enabled": True, "litellm_model": f"crgscripted/{rule}"} for name, rule in players.items()}
     config["crg"] = crg
     return config

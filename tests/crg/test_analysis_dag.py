@@ -1,6 +1,6 @@
 """The whole collective-risk analysis DAG on scripted players whose tables are known in advance.
 
-Models (scripted provider, workflow_scripts.crg.scripted_provider; one call per decision):
+Models (scripted provider, workflow_scripts.players.crg; one call per decision):
 - ``splitter`` = exact_split: 2 in every round; ``giver`` = always_4; ``free`` = always_0.
 
 Grid (one game per cell unless said): self-play of all three at p = 0 and 0.9; the splitter's
@@ -76,7 +76,7 @@ def test_provider_calls_match_the_plan(flow):
 
 def test_games_per_condition_and_cell_order(flow):
     """neutral_goal has 2 games per cell (its own `games`), every other cell 1; game ids list the
-    risk before the seat split (cells p outermost, workflow_scripts/crg/designs.py)."""
+    risk before the seat split (cells p outermost, workflow_scripts/crg/design/jobs.py)."""
     games = pd.read_parquet(flow.root / CRG_DIR / "games.parquet").drop_duplicates("game_id")
     per_cell = games.groupby(["design", "lineup", "condition", "p", "focal_seats"], dropna=False).size()
     assert set(per_cell.loc[("controls", "splitter", "neutral_goal")]) == {2}

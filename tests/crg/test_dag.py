@@ -1,6 +1,6 @@
 """The whole CRG DAG on scripted models: all four designs, hand-computed totals, replay with 0 calls.
 
-Models (scripted provider, workflow_scripts.crg.scripted_provider):
+Models (scripted provider, workflow_scripts.players.crg):
 - ``splitter`` = ``reask:exact_split``: first answers "unreadable", then 2 once re-asked, so every
   decision takes 2 calls and leaves one invalid answer; value questions get the first option.
 - ``giver`` = ``always_4``: 4 every round, 1 call per decision.

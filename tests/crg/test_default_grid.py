@@ -20,7 +20,7 @@ CRG_DIR = "results/crg"
 @pytest.fixture(scope="module")
 def flow(tmp_path_factory):
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    config["custom_providers"] = {"crgscripted": "workflow_scripts.crg.scripted_provider:CRGScriptedPlayer"}
+    config["custom_providers"] = {"crgscripted": "workflow_scripts.players.crg:CRGScriptedPlayer"}
     config["models"] = {
         "gemma3-270m": {"enabled": True, "litellm_model": "crgscripted/conditional"},
         "gemma3-270m-greedy": {"enabled": True, "litellm_model": "crgscripted/split_until_settled"},

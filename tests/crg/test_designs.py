@@ -7,9 +7,9 @@ import pytest
 import yaml
 
 from .helpers import REPO
-from workflow_scripts.crg.designs import (
-    Job, analysis_conditions, analysis_settings, find_job, job_templates, mixed_models, plan_jobs, planned_jobs,
-    with_decoding)
+from workflow_scripts.crg.design.groups import analysis_conditions, mixed_models
+from workflow_scripts.crg.design.jobs import Job, find_job, job_templates, plan_jobs, planned_jobs, with_decoding
+from workflow_scripts.crg.design.settings import analysis_settings
 from workflow_scripts.errors import ConfigError
 
 FRAGMENT = {"crg": yaml.safe_load((REPO / "config" / "config.yaml").read_text())["crg"]}

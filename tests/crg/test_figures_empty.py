@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from workflow_scripts.crg.figures_mixed import pair_figure
-from workflow_scripts.ipd.figures import save
+from workflow_scripts.crg.figures.mixed import pair_figure
+from workflow_scripts.plotting import save
 
 
 def test_pair_figure_without_models_says_there_are_no_mixed_tables(tmp_path):

@@ -1,5 +1,5 @@
 """The paper collective-risk overlay (config/paper_crg.yaml): schema-valid, and a dry run of its jobs
-once its models are enabled. Its question counts are checked in tests/test_plan.py."""
+once its models are enabled. Its question counts are checked in tests/tools/test_plan.py."""
 
 import copy
 
@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from .helpers import REPO
-from workflow_scripts.plan import merged_config
+from workflow_scripts.tools.plan import merged_config
 
 BASE = REPO / "config" / "config.yaml"
 PAPER = REPO / "config" / "paper_crg.yaml"

@@ -11,10 +11,10 @@ import re
 import pytest
 
 from .helpers import prompter_for
-from workflow_scripts.crg.engine import SEED_000_RULES as RULES
-from workflow_scripts.crg.engine import GameState
-from workflow_scripts.crg.prompts import Prompter, percent
-from workflow_scripts.crg.seats import SeatView
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES as RULES
+from workflow_scripts.gametheory.collective_risk import GameState
+from workflow_scripts.crg.query.prompts import Prompter, percent
+from workflow_scripts.crg.query.seats import SeatView
 from workflow_scripts.llm.choice import reask_messages
 
 STATE = """Contributions so far (units):

@@ -1,6 +1,6 @@
 """Tables 3-5, the seat rows and the mixed-table data on hand-made games (no pipeline run).
 
-Games are built as seat rows (the columns of workflow_scripts/crg/seat_results.py) with totals chosen
+Games are built as seat rows (the columns of workflow_scripts/crg/analysis/seat_results.py) with totals chosen
 so that every expected value is counted by hand in the test's docstring.
 """
 
@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workflow_scripts.crg.controls import table4, table4_wide
-from workflow_scripts.crg.engine import SEED_000_RULES, expected_payoff
-from workflow_scripts.crg.mixed import contributions, pair_matrix, replacement
-from workflow_scripts.crg.partners import table5, table5_wide
-from workflow_scripts.crg.seat_results import exact_splits, seat_results
-from workflow_scripts.crg.selection import payoff_table, target_rates, weighted_target_rates
-from workflow_scripts.crg.selfplay import table3
+from workflow_scripts.crg.analysis.controls import table4, table4_wide
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, expected_payoff
+from workflow_scripts.crg.analysis.mixed import contributions, pair_matrix, replacement
+from workflow_scripts.crg.analysis.partners import table5, table5_wide
+from workflow_scripts.crg.analysis.seat_results import exact_splits, seat_results
+from workflow_scripts.crg.analysis.selection import payoff_table, target_rates, weighted_target_rates
+from workflow_scripts.crg.analysis.selfplay import table3
 
 GRID = {"selfplay": ["base"]}
 CONTROLS = {"controls": ["neutral", "goal", "hint"]}

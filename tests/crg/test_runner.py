@@ -11,9 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from .helpers import FakeClient, prompter_for
-from workflow_scripts.crg.designs import Condition, Job
-from workflow_scripts.crg.records import tables
-from workflow_scripts.crg.runner import play_job, seat_order
+from workflow_scripts.crg.design.conditions import Condition
+from workflow_scripts.crg.design.jobs import Job
+from workflow_scripts.crg.query.rows import tables
+from workflow_scripts.crg.query.games import play_job, seat_order
 
 
 def job(design="selfplay", models=("m",), template="base", p=(0.5,), games=2, **condition):

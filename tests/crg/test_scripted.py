@@ -4,10 +4,11 @@ import asyncio
 
 import pytest
 
-from workflow_scripts.crg.engine import SEED_000_RULES as RULES
-from workflow_scripts.crg.engine import GameState
-from workflow_scripts.crg.scripted import SCRIPTED_RULES, ScriptedSeat, scripted_rule
-from workflow_scripts.crg.seats import SeatView
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES as RULES
+from workflow_scripts.gametheory.collective_risk import GameState
+from workflow_scripts.crg.query.scripted_seat import ScriptedSeat
+from workflow_scripts.gametheory.collective_risk_strategies import SCRIPTED_RULES, scripted_rule
+from workflow_scripts.crg.query.seats import SeatView
 
 
 def test_constant_rules():

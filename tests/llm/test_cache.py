@@ -11,7 +11,7 @@ from workflow_scripts.llm.cache import ResponseCache
 
 MESSAGES = [{"role": "system", "content": "Follow specified goals"}, {"role": "user", "content": "Do you choose L or R?"}]
 BASE = {"litellm_model": "ipdscripted/TFT", "decoding": {"temperature": 1.0, "max_tokens": 8, "seed": 3}}
-PROVIDERS = {"ipdscripted": "workflow_scripts.scripted:ScriptedPlayer"}
+PROVIDERS = {"ipdscripted": "workflow_scripts.players.ipd:ScriptedPlayer"}
 
 
 def runtime(tmp_path, replay=False):
@@ -178,7 +178,7 @@ level, no whitespace, non-ASCII kept as UTF-8)."""
 def test_the_key_of_a_fixed_request_is_the_sha256_of_its_documented_document():
     """Key = SHA-256 (hex) of the UTF-8 bytes of FIXED_DOCUMENT. Another replicate is another
     document, hence another key; so is the document without its format version."""
-    from workflow_scripts.llm.cache import request_key
+    from workflow_scripts.llm.keys import request_key
 
     expected = hashlib.sha256(FIXED_DOCUMENT.encode("utf-8")).hexdigest()
     assert request_key(FIXED_REQUEST, 3) == expected and len(expected) == 64
@@ -200,11 +200,11 @@ def test_a_stored_entry_sits_under_the_key_of_its_own_request_and_the_format_ver
 def test_a_new_cache_format_version_changes_every_key_and_asks_again(tmp_path, monkeypatch):
     """Version 2 (monkeypatched): the fixed request's key is the SHA-256 of FIXED_DOCUMENT with
     "cache_format":2, and an answer stored under version 1 is not served: the request is asked again."""
-    from workflow_scripts.llm import cache
-    from workflow_scripts.llm.cache import request_key
+    from workflow_scripts.llm import keys
+    from workflow_scripts.llm.keys import request_key
 
     (first,), stats1, _ = ask(tmp_path)
-    monkeypatch.setattr(cache, "CACHE_FORMAT_VERSION", 2)
+    monkeypatch.setattr(keys, "CACHE_FORMAT_VERSION", 2)
     version_2 = FIXED_DOCUMENT.replace('"cache_format":1,', '"cache_format":2,')
     assert request_key(FIXED_REQUEST, 3) == hashlib.sha256(version_2.encode("utf-8")).hexdigest()
     (second,), stats2, _ = ask(tmp_path)

@@ -19,7 +19,7 @@ import pytest
 from workflow_scripts.llm.spec import _accepts_seed, _returns_logprobs, answer_entry
 
 REPO = Path(__file__).resolve().parents[2]
-CUSTOM = {"ipdscripted": "workflow_scripts.scripted:ScriptedPlayer"}
+CUSTOM = {"ipdscripted": "workflow_scripts.players.ipd:ScriptedPlayer"}
 ASK = textwrap.dedent("""
     import asyncio, json, sys
     from workflow_scripts.llm import Runtime, ask_choice, open_models

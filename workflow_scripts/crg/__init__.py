@@ -1,15 +1,13 @@
-"""Six-player collective-risk dilemma (CRG) of seed 000: engine, seats, prompts, designs, runner.
+"""Six-player collective-risk dilemma (CRG) of seed 000, in the stages every study has.
 
-Modules: ``engine`` (rules, state, settlement, payoffs), ``seats`` (the seat interface and its
-records), ``scripted`` (fixed-rule seats), ``prompts`` (template rendering), ``parsing``
-(contribution answers), ``questions`` (in-game value questions), ``llm_seat`` (a seat answered by
-a model through the query layer), ``designs`` (config grids to jobs and cells), ``runner``
-(asynchronous games), ``records`` (tables written to parquet), ``scripted_provider`` (a litellm
-provider for tests that answers from the prompt), ``plan`` (calls before any call).
+- ``design``: the ``crg`` config section to jobs and cells (settings, conditions, lineups, cells,
+  seeds, jobs, the analysis groups, checks);
+- ``query``: the games played through the LLM layer (prompts, value questions, seats, the LLM and
+  scripted seats, ``games`` plays them, ``job`` runs one Snakemake job, ``rows`` writes its tables);
+- ``analysis``: Tables 3-5 and the data of Figs. 2-5 and S7 (seat results, self-play, controls,
+  scripted partners, mixed tables, payoff-based selection);
+- ``figures``: Figs. 2-5 and S7; ``tables``: the Markdown documents and their captions.
 
-Results (seed 000, Tables 3-5, Figs. 2-5, S7): ``optimum`` (opt(p) and the loss split),
-``seat_results`` (one row per seat and game), ``selfplay`` (Table 3, Fig. 2 data), ``controls``
-(Table 4), ``partners`` (Table 5), ``mixed`` (Figs. 3-4 data), ``selection`` (payoff tables and
-target rates for the Fermi selection of ``workflow_scripts.gametheory.selection``), ``tables``
-(Markdown and captions), ``figures_selfplay``, ``figures_mixed``, ``figures_selection``.
+The game itself (rules, settlement, payoffs, opt(p)) and the scripted partners' strategies are in
+:mod:`workflow_scripts.gametheory`; the Fermi selection in :mod:`workflow_scripts.evolution`.
 """

@@ -92,7 +92,7 @@ def closed_classes(pattern: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     return classes, np.flatnonzero(~recurrent)
 
 
-def stationary_distribution(matrix: np.ndarray) -> np.ndarray:
+def markov_stationary_distribution(matrix: np.ndarray) -> np.ndarray:
     """Stationary distribution of irreducible stochastic matrices.
 
     Args:
@@ -155,7 +155,7 @@ def _limit_for_pattern(batch: np.ndarray, pattern: np.ndarray) -> np.ndarray:
     stationary = []
     for members in classes:
         block = batch[:, members[:, None], members[None, :]]
-        distribution = stationary_distribution(block)
+        distribution = markov_stationary_distribution(block)
         result[:, members[:, None], members[None, :]] = distribution[:, None, :]
         stationary.append(distribution)
     if transient.size:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from . import memory as mem
 
-PAYOFF_COLUMNS = ("aLL", "aLR", "aRL", "aRR")
+STAGE_PAYOFF_COLUMNS = ("aLL", "aLR", "aRL", "aRR")
 W_COLUMN = "w"
 _PROBABILITY_NAME = re.compile(r"^p(0|(LL|LR|RL|RR)(_(LL|LR|RL|RR))*)$")
 
@@ -65,7 +65,7 @@ def identifier_columns(columns: Sequence[str]) -> list[str]:
     """Columns that only identify a row (everything but probabilities, payoffs and w)."""
     return [
         str(c) for c in columns
-        if not _PROBABILITY_NAME.match(str(c)) and c not in PAYOFF_COLUMNS and c != W_COLUMN
+        if not _PROBABILITY_NAME.match(str(c)) and c not in STAGE_PAYOFF_COLUMNS and c != W_COLUMN
     ]
 
 
@@ -151,7 +151,7 @@ def row_payoffs(row: Mapping[str, object], default: Sequence[float] | None) -> t
         ValueError: a payoff cell that is not a number, only some payoff cells filled,
             or no payoffs at all; the message names the column.
     """
-    cells = {c: row[c] for c in PAYOFF_COLUMNS if c in row}
+    cells = {c: row[c] for c in STAGE_PAYOFF_COLUMNS if c in row}
     parsed = {}
     for column, value in cells.items():
         try:
@@ -159,13 +159,13 @@ def row_payoffs(row: Mapping[str, object], default: Sequence[float] | None) -> t
         except ValueError:
             raise ValueError(f"column {column}: {value!r} is not a number") from None
     filled = [c for c, v in parsed.items() if math.isfinite(v)]
-    if filled and len(filled) < len(PAYOFF_COLUMNS):
-        missing = [c for c in PAYOFF_COLUMNS if c not in filled]
+    if filled and len(filled) < len(STAGE_PAYOFF_COLUMNS):
+        missing = [c for c in STAGE_PAYOFF_COLUMNS if c not in filled]
         raise ValueError(
             f"column {missing[0]}: stage payoff missing (give all of aLL, aLR, aRL, aRR)"
         )
     if filled:
-        return tuple(parsed[c] for c in PAYOFF_COLUMNS)
+        return tuple(parsed[c] for c in STAGE_PAYOFF_COLUMNS)
     if default is None:
         raise ValueError(
             "column aLL: no stage payoffs (give --payoffs or columns aLL, aLR, aRL, aRR)"
@@ -175,7 +175,7 @@ def row_payoffs(row: Mapping[str, object], default: Sequence[float] | None) -> t
 
 def row_has_payoffs(row: Mapping[str, object]) -> bool:
     """True if the row fills any of its own stage payoff cells aLL..aRR."""
-    return any(c in row and not _is_missing(row[c]) for c in PAYOFF_COLUMNS)
+    return any(c in row and not _is_missing(row[c]) for c in STAGE_PAYOFF_COLUMNS)
 
 
 def row_stopping_probability(row: Mapping[str, object]) -> float | None:

@@ -155,7 +155,7 @@ class Spending:
             if cap is not None and spent >= cap:
                 return (f"budget reached: ${spent:.4f} recorded in {self.ledger.path} >= {field_name} ${cap:g}; "
                         f"raise {field_name} and rerun the same command to go on "
-                        "(python -m workflow_scripts.plan shows what is left and its cost)")
+                        "(python -m workflow_scripts.tools.plan shows what is left and its cost)")
         return None
 
     def record(self, spec, key: str, completion: Completion) -> None:

@@ -3,7 +3,7 @@
 The key is the SHA-256 of a canonical JSON document holding the cache-format version,
 everything that shapes the answer (provider model id, identity of what serves it, every
 decoding and provider-specific parameter, the full messages, the response format) and the
-replicate index. Entries live at ``<root>/<key[:2]>/<key>.json``; they are written to a
+replicate index (built in :mod:`workflow_scripts.llm.keys`). Entries live at ``<root>/<key[:2]>/<key>.json``; they are written to a
 temporary file in the same directory, flushed, fsynced and renamed into place, so parallel
 jobs, killed jobs and shared filesystems never see half an entry under the final name.
 
@@ -30,37 +30,16 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import AsyncIterator
 
 from workflow_scripts.llm.base import Completion, OneOfBatch
+from workflow_scripts.llm.keys import canonical_json
 
-CACHE_FORMAT_VERSION = 1
 REQUIRED_FIELDS = ("key", "request", "replicate", "response", "checksum")
 LOCK_STRIPES_HEX = 3
 """Lock files are named by the first 3 hex digits of the key: 4096 stripes."""
 LOCK_POLL_S = 0.05
 log = logging.getLogger(__name__)
-
-
-def canonical_json(obj: Any) -> str:
-    """Serialise ``obj`` deterministically (sorted keys, no whitespace, UTF-8 kept).
-
-    Raises:
-        TypeError: if ``obj`` holds something JSON cannot represent.
-    """
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def request_key(request: dict, replicate: int | str) -> str:
-    """Cache key (64 hex chars) of one request identity and its replicate index.
-
-    Args:
-        request: everything that shapes the answer (see module docstring); must be JSON-able
-            and must never contain credentials.
-        replicate: the replicate index (int for elicitation, a structured string for games).
-    """
-    document = {"cache_format": CACHE_FORMAT_VERSION, "request": request, "replicate": replicate}
-    return hashlib.sha256(canonical_json(document).encode()).hexdigest()
 
 
 def _checksum(entry: dict) -> str:

@@ -39,7 +39,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from workflow_scripts.llm.cache import canonical_json
+from workflow_scripts.llm.keys import canonical_json
 from workflow_scripts.llm.choice import Answer
 from workflow_scripts.llm.estimation import Estimate
 from workflow_scripts.llm.parsing import STATUSES, VALID

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.cache import canonical_json, request_key
+from workflow_scripts.llm.keys import canonical_json, request_key
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
 
 ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
@@ -112,7 +112,7 @@ class ModelSpec:
                 like a credential (naming ``models.<name>.<section>.<param>``), or the
                 log-probability method cannot be exact for it (:meth:`check_estimation`).
         """
-        from workflow_scripts.schema import model_entry
+        from workflow_scripts.config.schema import model_entry
 
         entry = model_entry(name, entry)
         capabilities = entry["capabilities"]
@@ -367,7 +367,7 @@ def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimatio
     Raises:
         ConfigError: if the entry does not validate.
     """
-    from workflow_scripts.schema import model_entry
+    from workflow_scripts.config.schema import model_entry
 
     resolved = model_entry(name, {**entry, **({"estimation": estimation} if estimation else {})})
     resolved.pop("budget_usd")  # a job resource, not a param: raising it reruns only the jobs it stopped

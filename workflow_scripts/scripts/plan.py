@@ -1,6 +1,6 @@
-"""Rule plan: the spend plan of both studies, before any call (workflow_scripts/plan.py)."""
+"""Rule plan: the spend plan of both studies, before any call (workflow_scripts/tools/plan.py)."""
 
-from workflow_scripts.plan import call_plan, markdown, summary, with_totals
+from workflow_scripts.tools.plan import call_plan, markdown, summary, with_totals
 from workflow_scripts.scripts.logs import rule_log, tell
 
 snakemake = globals()["snakemake"]

@@ -1,0 +1,68 @@
+# Collective-risk dilemma, stage figures (workflow_scripts/crg/figures/): Figs. 2-5 and S7, PNG + PDF;
+# and the study's target rule crg_all. Needs from rules/common.smk: the CRG grid.
+
+
+rule crg_figure_selfplay:
+    input:
+        grid="results/crg/selfplay/grid.csv",
+        actions="results/crg/selfplay/actions.csv",
+        losses="results/crg/selfplay/losses.csv",
+    output:
+        png=report_item("results/crg/figures/fig2.png", "crg/selfplay/fig2"),
+        pdf="results/crg/figures/fig2.pdf",
+    log:
+        "logs/crg/figure_selfplay.log",
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/crg/figure_selfplay.py"
+
+
+rule crg_figures_mixed:
+    input:
+        pairs="results/crg/mixed/pairs.csv",
+        replacement="results/crg/mixed/replacement.csv",
+        contributions="results/crg/mixed/contributions.csv",
+    output:
+        fig3_png=report_item("results/crg/figures/fig3.png", "crg/mixed/fig3"),
+        fig3_pdf="results/crg/figures/fig3.pdf",
+        fig4_png=report_item("results/crg/figures/fig4.png", "crg/mixed/fig4"),
+        fig4_pdf="results/crg/figures/fig4.pdf",
+    log:
+        "logs/crg/figures_mixed.log",
+    params:
+        models=CRG_SELECTION_MODELS,
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/crg/figures_mixed.py"
+
+
+rule crg_figures_selection:
+    input:
+        payoffs="results/crg/selection/payoffs.csv",
+        fixation="results/crg/selection/fixation.csv",
+        stationary="results/crg/selection/stationary.csv",
+        weighted="results/crg/selection/weighted.csv",
+    output:
+        fig5_png=report_item("results/crg/figures/fig5.png", "crg/selection/fig5"),
+        fig5_pdf="results/crg/figures/fig5.pdf",
+        figS7_png=report_item("results/crg/figures/figS7.png", "crg/selection/figS7"),
+        figS7_pdf="results/crg/figures/figS7.pdf",
+    log:
+        "logs/crg/figures_selection.log",
+    params:
+        models=CRG_SELECTION_MODELS,
+        beta=CRG_ANALYSIS.get("beta"),
+        payoff_risks=CRG_ANALYSIS.get("payoff_risks"),
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/crg/figures_selection.py"
+
+
+rule crg_all:
+    input:
+        [job.output(kind) for job in CRG_JOBS for kind in CRG_TABLES]
+        if PARTIAL_RUN
+        else [*rules.crg_merge.output, *(CRG_RESULTS if CRG_JOBS else [])],

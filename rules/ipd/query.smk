@@ -1,0 +1,130 @@
+# Prisoner's-dilemma study (seed 001), stage query: the jobs that ask the models (workflow_scripts/ipd/query/).
+# Elicitation: one job per model x experiment x condition, merged per experiment; the estimation check's
+# log-probability requests (ipd.analysis.estimation_check, issue 11): one per model that can estimate from
+# log-probabilities x condition; actual play (SI §4.6): one job per pair of models x condition.
+# Needs from rules/common.smk: the IPD grid (ipd_condition, ipd_templates, ipd_answer_files, ipd_logprob_files,
+# ipd_game_files), model_params, is_embedded, api_calls, budget_usd, RUNTIME.
+
+
+rule ipd_elicit:
+    output:
+        answers="results/ipd/{experiment}/answers/{model}/{condition}.parquet",
+        stats="results/ipd/{experiment}/answers/{model}/{condition}.stats.json",
+    log:
+        "logs/ipd/{experiment}/{model}/{condition}.log",
+    params:
+        condition=lambda w: ipd_condition(w.experiment, w.condition),
+        model=lambda w: model_params(w.model),
+        templates=lambda w: ipd_templates(w.experiment),
+        system_prompt=config["ipd"]["system_prompt"],
+        max_reasks=config["ipd"]["max_reasks"],
+        runtime=RUNTIME,
+        sample_on_fallback=True,
+    resources:
+        embedded_llm=lambda w: is_embedded(w.model),
+        api_calls=lambda w: api_calls([w.model]),
+        budget_usd=lambda w: budget_usd(w.model),
+    conda:
+        "../../envs/query.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/elicit.py"
+
+
+rule ipd_merge:
+    input:
+        answers=lambda w: ipd_answer_files(w.experiment),
+        stats=lambda w: ipd_answer_files(w.experiment, "stats.json"),
+    output:
+        answers="results/ipd/{experiment}/answers.parquet",
+        stats=report_item("results/ipd/{experiment}/query_stats.csv", "ipd/experiment/query_stats"),
+    log:
+        "logs/ipd/{experiment}/merge.log",
+    params:
+        table="elicitation",
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/merge.py"
+
+
+rule ipd_logprobs:
+    output:
+        answers="results/ipd/{experiment}/logprobs/{model}/{condition}.parquet",
+        stats="results/ipd/{experiment}/logprobs/{model}/{condition}.stats.json",
+    log:
+        "logs/ipd/{experiment}/logprobs/{model}/{condition}.log",
+    params:
+        condition=lambda w: ipd_condition(w.experiment, w.condition),
+        model=lambda w: model_params(w.model, estimation="logprobs"),
+        templates=lambda w: ipd_templates(w.experiment),
+        system_prompt=config["ipd"]["system_prompt"],
+        max_reasks=config["ipd"]["max_reasks"],
+        runtime=RUNTIME,
+        sample_on_fallback=False,
+    resources:
+        embedded_llm=lambda w: is_embedded(w.model),
+        api_calls=lambda w: api_calls([w.model]),
+        budget_usd=lambda w: budget_usd(w.model),
+    conda:
+        "../../envs/query.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/elicit.py"
+
+
+rule ipd_logprobs_merge:
+    input:
+        answers=lambda w: ipd_logprob_files(w.experiment),
+        stats=lambda w: ipd_logprob_files(w.experiment, "stats.json"),
+    output:
+        answers="results/ipd/{experiment}/logprob_answers.parquet",
+        stats=report_item("results/ipd/{experiment}/logprob_query_stats.csv", "ipd/experiment/query_stats"),
+    log:
+        "logs/ipd/{experiment}/logprobs_merge.log",
+    params:
+        table="elicitation",
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/merge.py"
+
+
+rule ipd_play:
+    output:
+        moves="results/ipd/{experiment}/games/{pair}/{condition}.parquet",
+        stats="results/ipd/{experiment}/games/{pair}/{condition}.stats.json",
+    log:
+        "logs/ipd/{experiment}/games/{pair}/{condition}.log",
+    wildcard_constraints:
+        pair="[^/+]+[+][^/+]+",
+    params:
+        condition=lambda w: ipd_condition(w.experiment, w.condition),
+        models=lambda w: {m: model_params(m) for m in pair_models(w.pair)},
+        templates=lambda w: ipd_templates(w.experiment),
+        system_prompt=config["ipd"]["system_prompt"],
+        max_reasks=config["ipd"]["max_reasks"],
+        runtime=RUNTIME,
+    resources:
+        embedded_llm=lambda w: max(is_embedded(m) for m in w.pair.split("+")),
+        api_calls=lambda w: api_calls(w.pair.split("+")),
+        budget_usd=lambda w: budget_usd(*pair_models(w.pair)),
+    conda:
+        "../../envs/query.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/play.py"
+
+
+rule ipd_play_merge:
+    input:
+        answers=lambda w: ipd_game_files(w.experiment),
+        stats=lambda w: ipd_game_files(w.experiment, "stats.json"),
+    output:
+        answers="results/ipd/{experiment}/moves.parquet",
+        stats=report_item("results/ipd/{experiment}/play_query_stats.csv", "ipd/experiment/query_stats"),
+    log:
+        "logs/ipd/{experiment}/play_merge.log",
+    params:
+        table="play",
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/merge.py"

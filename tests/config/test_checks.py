@@ -1,0 +1,122 @@
+"""The config checks as functions: what looks like a key, duplicate keys, PD payoffs, reachability.
+
+The same checks run end to end through Snakemake in tests/config/test_refusals.py.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+
+import pytest
+import yaml
+
+from tests.conftest import REPO
+from workflow_scripts.ipd.design.checks import payoff_problems
+from workflow_scripts.config.files import file_problems
+from workflow_scripts.workflow.providers import custom_provider_problems, unreachable_api_base
+from workflow_scripts.config.redaction import WITHHELD, looks_like_key, redact, secret_values
+
+
+@pytest.mark.parametrize("value, is_key", [
+    ("OPENAI_API_KEY", False), ("TOGETHERAI_API_KEY", False), ("MY_KEY_2", False), ("X", False),
+    ("sk-proj-abc", True),                       # not a variable name (lower case, '-')
+    ("openai_key", True),                        # lower case: not a variable name either
+    ("SKPROJZQ8VL2MN4PR6TX0YB3CD5FH", True),     # 29 capitals and digits without '_'
+    ("AIZASYD0123456789ABCDEFGHIJKL", True),
+    ("VERY_LONG_BUT_WORDY_VARIABLE_NAME_FOR_KEYS", False),  # each run of letters is short
+])
+def test_looks_like_key(value, is_key):
+    assert looks_like_key(value) is is_key
+
+
+def test_redact_removes_every_secret_value_and_keeps_names():
+    config = {"models": {
+        "a": {"api_key_env": "sk-live-123", "extra": {"headers": {"authorization": "Bearer xyz"}}},
+        "b": {"api_key_env": "OPENAI_API_KEY", "decoding": {"stop": "sk"}},
+    }}
+    assert sorted(secret_values(config)) == ["Bearer xyz", "sk-live-123"]
+    text = redact("a: sk-live-123, b: OPENAI_API_KEY, header Bearer xyz", config)
+    assert text == f"a: {WITHHELD}, b: OPENAI_API_KEY, header {WITHHELD}"
+
+
+def test_duplicate_keys_are_found_at_any_depth_with_their_lines(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("models:\n  a: {x: 1}\n  b: {x: 1, x: 2}\nipd:\n  experiments:\n    - {kind: m}\n"
+                    "    - kind: m\n      kind: n\nmodels: {}\n")
+    assert file_problems(path) == [
+        f"{path}, line 3, column 13: models.b.x is given twice (first at line 3, column 7); "
+        "YAML keeps only the last, remove or rename one",
+        f"{path}, line 8, column 7: ipd.experiments.1.kind is given twice (first at line 7, column 7); "
+        "YAML keeps only the last, remove or rename one",
+        f"{path}, line 9, column 1: models is given twice (first at line 1, column 1); "
+        "YAML keeps only the last, remove or rename one",
+    ]
+
+
+def test_shipped_config_files_are_clean():
+    for name in ("config.yaml", "paper_ipd.yaml"):
+        assert file_problems(REPO / "config" / name) == []
+
+
+def test_json_config_that_yaml_rejects_is_not_a_syntax_error(tmp_path):
+    """Snakemake reads JSON first: a tab-indented JSON file is a valid config."""
+    path = tmp_path / "c.json"
+    path.write_text('{\n\t"models": {"a": {"x": 1}}\n}\n')
+    assert file_problems(path) == []
+
+
+def test_payoffs_must_be_a_dilemma_where_strategies_are_classified():
+    """(1, 0, 5, 3): aRR = 3 > aLL = 1, not a dilemma (SI §6.2); equal gains x = 10 is exempt."""
+    ipd = {"experiments": {
+        "original": {"kind": "memory1", "framings": ["none"], "payoffs": [1, 0, 5, 3]},
+        "pd": {"kind": "memory2", "framings": ["none"], "payoffs": [3, 0, 5, 1]},
+        "gains": {"kind": "memory1", "framings": ["none"], "equal_gains_x": [10]},
+        "once": {"kind": "one_shot", "framings": ["none"], "payoffs": [1, 0, 5, 3]},
+        "off": {"kind": "memory1", "enabled": False, "framings": ["none"], "payoffs": [1, 0, 5, 3]},
+    }}
+    problems = payoff_problems({"ipd": ipd})
+    assert len(problems) == 1 and problems[0].startswith("ipd.experiments.original.payoffs: [1, 0, 5, 3]")
+
+
+def test_custom_providers_are_checked_without_importing_them():
+    config = {"custom_providers": {
+        "good": "workflow_scripts.players.ipd:ScriptedPlayer",
+        "nomodule": "workflow_scripts.nothing_here:X",
+        "noclass": "workflow_scripts.players.ipd:Nobody",
+        "nopackage": "no_such_package.sub:X",
+    }}
+    problems = custom_provider_problems(config)
+    assert [p.split(":")[0] for p in problems] == [
+        "custom_providers.nomodule", "custom_providers.noclass", "custom_providers.nopackage"]
+
+
+def test_api_base_is_reachable_only_where_something_listens():
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        config = {"models": {"m": {"litellm_model": "openai/x", "api_base": f"http://127.0.0.1:{port}/v1"}}}
+        assert unreachable_api_base(config, "m") is None
+    message = unreachable_api_base(config, "m")
+    assert message.startswith(f"models.m.api_base: nothing listens at http://127.0.0.1:{port}/v1")
+    embedded = {"models": {"e": {"litellm_model": "openai/x", "api_base": "http://127.0.0.1:1/v1", "embedded": "g"}}}
+    assert unreachable_api_base(embedded, "e") is None
+
+
+def test_schema_error_on_a_key_field_withholds_the_value():
+    """The schema's own message would quote the value; explain_validation_error must not."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    from workflow_scripts.config.checks import explain_validation_error
+
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    key = "sk-proj-" + secrets.token_urlsafe(21)  # made at run time: no key-shaped text in the repository
+    config["models"]["gpt-4o"]["api_key_env"] = key
+    with pytest.raises(WorkflowError) as raised:
+        validate(config, str(REPO / "config/schema/config.schema.yaml"))
+    assert key in str(raised.value)  # what Snakemake alone would print
+    message = explain_validation_error(raised.value, config)
+    assert "models.gpt-4o.api_key_env" in message and "sk-proj" not in message
+

@@ -1,0 +1,97 @@
+"""Config checks beyond the JSON schema that need no study, and readable schema errors.
+
+The checks of each study's own sections are in its ``design`` package (:mod:`workflow_scripts.ipd.design.checks`,
+:mod:`workflow_scripts.crg.design.checks`); :mod:`workflow_scripts.workflow.checks` puts them together for
+rules/common.smk.
+"""
+
+from __future__ import annotations
+
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.llm.spec import ModelSpec
+from workflow_scripts.config.redaction import KEY_NAME_FIELD, WITHHELD, is_key_field, looks_like_key, redact
+
+SELECTION_FIELDS = ("only_models", "only_conditions")
+
+
+def explain_validation_error(error: Exception, config: dict | None = None) -> str:
+    """One-paragraph message naming the config field that failed Snakemake's ``validate``.
+
+    Snakemake wraps the ``jsonschema.ValidationError`` in a ``WorkflowError``; this finds it
+    and says ``config field models.x.decoding.temperature: 5 is greater than the maximum of 2``
+    plus what the schema expects there. The value of a key-like field (``api_key_env``,
+    ``api_key``, ...) is never shown, and no secret value of ``config`` survives
+    (workflow_scripts.config.redaction).
+    """
+    import jsonschema
+
+    cause = error.__cause__ or error.__context__  # Snakemake raises inside `except ValidationError`
+    if not isinstance(cause, jsonschema.ValidationError):
+        return redact(f"config error: {error}", config or {})
+    if cause.context:
+        cause = jsonschema.exceptions.best_match(cause.context)
+    path = [str(p) for p in cause.absolute_path]
+    if cause.validator == "additionalProperties" and isinstance(cause.instance, dict):
+        allowed = set((cause.schema or {}).get("properties") or {})
+        unexpected = [k for k in cause.instance if k not in allowed]
+        if len(unexpected) == 1:  # name the field itself: models.x.decoding.logprobs
+            path.append(str(unexpected[0]))
+    field = ".".join(path) or "(top level)"
+    hint = cause.schema.get("description") if isinstance(cause.schema, dict) else None
+    what = cause.message
+    if any(is_key_field(p) for p in path):
+        what = f"the value fails the schema's {cause.validator!r} rule ({WITHHELD})"
+    message = f"config error in field {field}: {what}"
+    if hint:
+        message += f" (expected: {hint})"
+    if path and path[0] in SELECTION_FIELDS and cause.validator == "type":
+        message += (f". A --config value that looks like a number arrives as a number: {path[0]} takes names "
+                    "(condition ids such as base or none-w=0.5, model names), not risks or other values; "
+                    "risks are set in crg.designs.<design>.conditions.<name>.p")
+    message += ". Fix it in the config file(s) (config/config.yaml and any --configfile) or the --config value; schema: config/schema/config.schema.yaml"
+    return redact(message, config or {})
+
+
+def names(value: str | list | None) -> list[str]:
+    """Split a ``--config`` list given as 'a,b' (a string) or a YAML list into names."""
+    if not value:
+        return []
+    items = value.split(",") if isinstance(value, str) else value
+    return [str(item).strip() for item in items if str(item).strip()]
+
+
+def study_models(config: dict, selected: list[str], study: str) -> list[str]:
+    """Selected models that a study runs: all of them, or those in its optional ``<study>.models``.
+
+    Raises:
+        ConfigError: if ``<study>.models`` names a model that is not configured.
+    """
+    listed = config[study].get("models")
+    if listed is None:
+        return list(selected)
+    unknown = [m for m in listed if m not in config["models"]]
+    if unknown:
+        raise ConfigError(f"{study}.models: unknown model(s) {unknown}; configured: {sorted(config['models'])}")
+    return [m for m in selected if m in listed]
+
+
+def key_name_problems(config: dict) -> list[str]:
+    """``models.<m>.api_key_env`` values that look like keys (redaction.looks_like_key), unrepeated."""
+    return [
+        f"models.{name}.api_key_env: this looks like a key, not the NAME of an environment variable "
+        f"({WITHHELD}). Remove it from the config file now (and revoke the key if the file was shared), "
+        "export the key in your shell (e.g. export OPENAI_API_KEY=...) and write the variable's name here"
+        for name, entry in config["models"].items()
+        if entry.get(KEY_NAME_FIELD) is not None and looks_like_key(entry[KEY_NAME_FIELD])
+    ]
+
+
+def model_spec_problems(config: dict, models: list[str]) -> list[str]:
+    """Selected models whose entry cannot become a ModelSpec (credentials in decoding / extra)."""
+    problems = []
+    for name in models:
+        try:
+            ModelSpec.from_config(name, config["models"][name])
+        except ConfigError as error:
+            problems.append(str(error))
+    return problems

@@ -1,0 +1,160 @@
+"""Render collective-risk prompts from the template files in ``config/prompts/crg/`` (ours).
+
+A template is plain text with ``$name`` placeholders (:class:`string.Template`; ``$$`` is a
+literal dollar). Every prompt is one user message, stateless: the condition's template (rules,
+risk, hint, ...) with the game state inserted at ``$state``, and a final answer line written
+here so that every condition asks for the answer in the same words:
+``Answer with exactly one of: 0, 2, 4.`` A re-ask (the one policy of
+:func:`workflow_scripts.llm.choice.ask_choice`) adds the unreadable answer and the ``reask``
+template quoting it; a value question appends its template's text to the condition's prompt.
+Templates are checked by :class:`workflow_scripts.llm.templates.TemplateSet`. The placeholders and
+the state block are documented in ``config/prompts/crg/README.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from workflow_scripts.gametheory.collective_risk import Rules
+from workflow_scripts.crg.query.questions import QUESTIONS
+from workflow_scripts.crg.query.seats import SeatView
+from workflow_scripts.llm.choice import REASK_FIELDS
+from workflow_scripts.llm.templates import PromptTemplate, TemplateError, TemplateSet
+
+REASK_TEMPLATE = "reask"
+RULE_FIELDS = (
+    "players", "others", "endowment", "rounds", "actions", "max_action", "target",
+    "fair_share", "fair_share_per_round", "p_percent", "keep_percent",
+)
+CONDITION_FIELDS = RULE_FIELDS + ("state",)
+
+
+def number(value: float) -> str:
+    """A number as prompts show it: ``20``, ``2``, ``0.5``, ``33.3`` (no trailing zeros)."""
+    return f"{round(float(value), 6):g}"
+
+
+def percent(p: float) -> str:
+    """A probability as a percentage: 0.1 -> ``10%``, 0.333 -> ``33.3%``."""
+    return f"{number(100 * p)}%"
+
+
+def spoken_list(items: Sequence[str]) -> str:
+    """``0, 2 or 4`` for ("0", "2", "4")."""
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def answer_line(options: Sequence[str]) -> str:
+    """Final line of every prompt: ``Answer with exactly one of: 0, 2, 4.``"""
+    return f"Answer with exactly one of: {', '.join(options)}."
+
+
+def rule_fields(rules: Rules, p: float) -> dict[str, str]:
+    """Placeholder values that depend only on the rules and the risk p."""
+    return {
+        "players": str(rules.n_seats),
+        "others": str(rules.n_seats - 1),
+        "endowment": str(rules.endowment),
+        "rounds": str(rules.n_rounds),
+        "actions": spoken_list(rules.options),
+        "max_action": str(max(rules.actions)),
+        "target": str(rules.target),
+        "fair_share": number(rules.fair_share),
+        "fair_share_per_round": number(rules.fair_share_per_round),
+        "p_percent": percent(p),
+        "keep_percent": percent(1.0 - p),
+    }
+
+
+def render_state(view: SeatView) -> str:
+    """The game state as every template shows it (fixed wording, free of loaded words).
+
+    The history comes first and is the same for all six seats; only the last line names the
+    seat. So the six prompts of a round share everything up to that line, and a round's prompt
+    extends the previous round's history: a local server reuses its cached prefix (ours; see
+    ``config/prompts/crg/README.md``). Example for Player 2 before round 2::
+
+        Contributions so far (units):
+        - Round 1: Player 1: 2, Player 2: 2, ..., Player 6: 2; pool after the round: 12
+        Pool so far: 12 (target: 120)
+        Current round: 2 of 10
+        You are Player 2. Your remaining units: 38
+    """
+    rules, state = view.rules, view.state
+    lines = []
+    if not state.rounds:
+        lines.append("Contributions so far: none yet, this is the first round.")
+    else:
+        lines.append("Contributions so far (units):")
+    for number_, (contributions, pool) in enumerate(zip(state.rounds, state.pools_after()), 1):
+        seats = ", ".join(f"Player {s + 1}: {c}" for s, c in enumerate(contributions))
+        lines.append(f"- Round {number_}: {seats}; pool after the round: {pool}")
+    lines += [
+        f"Pool so far: {state.pool} (target: {rules.target})",
+        f"Current round: {view.round} of {rules.n_rounds}",
+        f"You are Player {view.seat + 1}. Your remaining units: {view.remaining}",
+    ]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Prompter:
+    """Builds the messages of one condition.
+
+    Attributes:
+        template_name: the condition's template (e.g. ``base``).
+        texts: template texts by name; must hold ``template_name``, ``reask`` and the templates
+            of any value question asked (:data:`workflow_scripts.crg.query.questions.QUESTIONS`); any
+            other text is checked as a condition template.
+        system: optional system message put before every prompt, or None.
+
+    Raises:
+        TemplateError: if a needed template is missing or uses an unknown placeholder.
+    """
+
+    template_name: str
+    texts: Mapping[str, str]
+    system: str | None = None
+    templates: TemplateSet = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        questions = {q.template for q in QUESTIONS.values()}
+        fields = {name: RULE_FIELDS if name in questions else CONDITION_FIELDS for name in self.texts}
+        fields[REASK_TEMPLATE] = REASK_FIELDS
+        object.__setattr__(self, "templates", TemplateSet(self.texts, fields))
+        missing = [name for name in (self.template_name, REASK_TEMPLATE) if name not in self.texts]
+        if missing:
+            raise TemplateError(f"prompt template(s) {missing} missing; have {sorted(self.texts)}")
+
+    @property
+    def key(self) -> str:
+        """Prompt key stored with every decision: ``<template>@<sha12 of its text>``."""
+        return self.templates.key(self.template_name)
+
+    @property
+    def reask_note(self) -> PromptTemplate:
+        """The re-ask note of :func:`workflow_scripts.llm.choice.ask_choice`."""
+        return self.templates[REASK_TEMPLATE]
+
+    def body(self, view: SeatView) -> str:
+        """The condition's text for this view, without the answer line."""
+        return self.templates.render(self.template_name, **rule_fields(view.rules, view.p), state=render_state(view))
+
+    def decision(self, view: SeatView) -> list[dict]:
+        """Messages asking for this round's contribution."""
+        return self._messages(f"{self.body(view)}\n\n{answer_line(view.rules.options)}")
+
+    def question(self, view: SeatView, question_template: str, options: Sequence[str]) -> list[dict]:
+        """Messages asking one value question (its template appended to the condition's text).
+
+        Raises:
+            TemplateError: if the question template is missing.
+        """
+        asked = self.templates.render(question_template, **rule_fields(view.rules, view.p))
+        return self._messages(f"{self.body(view)}\n\n{asked}\n\n{answer_line(options)}")
+
+    def _messages(self, content: str) -> list[dict]:
+        system = [{"role": "system", "content": self.system}] if self.system else []
+        return system + [{"role": "user", "content": content}]

@@ -1,0 +1,36 @@
+"""The seat that plays a fixed collective-risk strategy (:mod:`workflow_scripts.gametheory.collective_risk_strategies`)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from workflow_scripts.crg.query.seats import Decision, QuestionAnswer, SeatView
+from workflow_scripts.gametheory.collective_risk_strategies import scripted_rule
+from workflow_scripts.llm import VALID
+
+
+class ScriptedSeat:
+    """A seat that plays a fixed rule; it answers no value questions.
+
+    Args:
+        rule_name: a key of
+            :data:`~workflow_scripts.gametheory.collective_risk_strategies.SCRIPTED_RULES`.
+
+    Raises:
+        ValueError: for an unknown rule name.
+    """
+
+    kind = "scripted"
+
+    def __init__(self, rule_name: str):
+        self._rule = scripted_rule(rule_name)
+        self.player = f"scripted:{rule_name}"
+
+    async def decide(self, view: SeatView) -> Decision:
+        """The rule's action for this view (always valid)."""
+        action = self._rule(view.seat, view.state.rounds, view.rules)
+        return Decision(contribution=action, status=VALID)
+
+    async def answer_questions(self, view: SeatView) -> Sequence[QuestionAnswer]:
+        """Scripted seats are not asked value questions: an empty list."""
+        return []

@@ -1,0 +1,1 @@
+"""Stage tables of the collective-risk study: Markdown documents with their captions."""

@@ -1,0 +1,1 @@
+"""Evolutionary selection, pure: fixation probabilities, stationary distribution and the Fermi process over payoff tables."""

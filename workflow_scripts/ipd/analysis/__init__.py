@@ -1,0 +1,1 @@
+"""Stage analysis of the prisoner's-dilemma study: estimates, strategies, classes, tournaments."""

@@ -1,0 +1,113 @@
+"""The probability method beside sampling: P(L) from one log-probability request per scenario, next
+to the share of L among the sampled answers and its 95% Wilson interval (issue 11).
+
+For every memory-1 scenario and condition of an experiment named in ``ipd.analysis.estimation_check``
+and every model that can estimate from log-probabilities, the elicitation's sampled estimate
+(:func:`workflow_scripts.ipd.analysis.estimates.add_estimates`, method ``sampled``) is put beside the
+probability derived from one extra request (:mod:`workflow_scripts.llm.logprobs`). If the derivation
+is right, the probability lies inside the 95% Wilson interval in about 95% of the scenarios (the
+interval is a 95% confidence interval of the sampled share, whose expectation is that probability).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from workflow_scripts.ipd.analysis.estimates import GROUP, SAMPLED, probability_estimates
+from workflow_scripts.ipd.figures.cooperation import wilson_errors
+from workflow_scripts.plotting import legend_below, panel_grid, plt
+from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES
+from workflow_scripts.llm.spec import LOGPROBS
+
+CHECK_COLUMNS = GROUP + ["n_valid", "n_L", "p_sampled", "ci_low", "ci_high", "p_probability",
+                         "outside_probability", "inside", "difference", "fallback"]
+
+
+def estimation_check(estimates: pd.DataFrame, logprob_answers: pd.DataFrame) -> pd.DataFrame:
+    """One row per model x experiment x condition x scenario that was sampled.
+
+    Args:
+        estimates: the experiment's estimates (columns GROUP, n_valid, n_L, p_L, ci_low, ci_high,
+            method); only rows of method ``sampled`` are used.
+        logprob_answers: the answer rows of the log-probability requests (``estimation`` =
+            ``logprobs``; columns GROUP, choice_probabilities, outside_probability, fallback).
+
+    Returns:
+        Columns :data:`CHECK_COLUMNS`: the sampled share ``p_sampled`` with its Wilson interval,
+        the probability ``p_probability`` (NaN where it could not be derived, ``fallback`` says
+        why), ``inside`` (ci_low <= p_probability <= ci_high; None without both) and
+        ``difference`` = p_probability - p_sampled.
+    """
+    sampled = estimates[estimates["method"].eq(SAMPLED)]
+    sampled = sampled[GROUP + ["n_valid", "n_L", "p_L", "ci_low", "ci_high"]].rename(columns={"p_L": "p_sampled"})
+    probabilities = probability_estimates(logprob_answers).rename(columns={"p_L": "p_probability"})
+    requests = logprob_answers[logprob_answers["estimation"].eq(LOGPROBS)]
+    fallbacks = requests[GROUP + ["fallback"]].drop_duplicates(GROUP)
+    table = sampled.merge(probabilities, on=GROUP, how="left").merge(fallbacks, on=GROUP, how="left")
+    known = table["p_probability"].notna() & table["ci_low"].notna()
+    inside = (table["ci_low"] <= table["p_probability"]) & (table["p_probability"] <= table["ci_high"])
+    table["inside"] = inside.astype(object).where(known, None)
+    table["difference"] = table["p_probability"] - table["p_sampled"]
+    return table[CHECK_COLUMNS].reset_index(drop=True)
+
+
+def check_summary(check: pd.DataFrame) -> pd.DataFrame:
+    """Per model: scenarios compared, inside their interval, share inside, without a probability."""
+    rows = []
+    for model, part in check.groupby("model", sort=False):
+        compared = part["inside"].notna()
+        inside = int(part.loc[compared, "inside"].astype(bool).sum())
+        rows.append({"model": model, "scenarios": len(part), "compared": int(compared.sum()), "inside": inside,
+                     "share_inside": inside / compared.sum() if compared.any() else float("nan"),
+                     "no_probability": int(part["p_probability"].isna().sum())})
+    return pd.DataFrame(rows, columns=["model", "scenarios", "compared", "inside", "share_inside", "no_probability"])
+
+
+def check_tables(check: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """{condition: (model, scenario) x (sampled 'k/n', Wilson interval, probability, inside)} for Markdown."""
+    tables = {}
+    for condition, part in check.groupby("condition", sort=False):
+        tables[condition] = pd.DataFrame({
+            "model": part["model"], "scenario": part["scenario"].map(lambda s: SCENARIO_TITLES.get(s, s)),
+            "sampled L": [f"{k}/{n}" for k, n in zip(part["n_L"], part["n_valid"])],
+            "share": part["p_sampled"].map(_number), "95% Wilson interval": [
+                f"[{lo:.2f}, {hi:.2f}]" if pd.notna(lo) else "n/a" for lo, hi in zip(part["ci_low"], part["ci_high"])],
+            "probability": part["p_probability"].map(_number),
+            "inside": part["inside"].map(lambda v: "n/a" if v is None or pd.isna(v) else ("✓" if v else "✗")),
+            "fallback": part["fallback"].fillna(""),
+        }).set_index(["model", "scenario"])
+    return tables
+
+
+def check_figure(check: pd.DataFrame, title: str) -> plt.Figure:
+    """One panel per condition: per scenario the sampled share with its 95% Wilson interval (circles,
+    one colour per model) and the probability from log-probabilities (black diamonds)."""
+    conditions = list(pd.unique(check["condition"]))
+    models = list(pd.unique(check["model"]))
+    scenarios = list(pd.unique(check["scenario"]))
+    fig, axes = panel_grid(len(conditions), 5)
+    colors = plt.get_cmap("tab10")
+    width = 0.6 / max(len(models), 1)
+    for ax, condition in zip(axes, conditions):
+        for i, model in enumerate(models):
+            part = check[(check["condition"] == condition) & (check["model"] == model)]
+            part = part.set_index("scenario").reindex(scenarios)
+            x = [j + (i - (len(models) - 1) / 2) * width for j in range(len(scenarios))]
+            ax.errorbar(x, part["p_sampled"], yerr=wilson_errors(part.rename(columns={"p_sampled": "p_L"})), fmt="o",
+                        capsize=3, color=colors(i % 10), label=f"{model}: sampled share, 95% Wilson interval")
+            ax.plot(x, part["p_probability"], "D", color="black", markersize=5,
+                    label="probability from log-probabilities" if i == 0 else None)
+        ax.set_xticks(range(len(scenarios)), [SCENARIO_TITLES.get(s, s) for s in scenarios], fontsize=7)
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_title(f"condition: {condition}", fontsize=9)
+        ax.set_ylabel("P(L)" if ax.get_subplotspec().is_first_col() else "")
+    legend_below(fig, *axes[0].get_legend_handles_labels(), title="", columns=2)
+    inside = check_summary(check)
+    counts = "; ".join(f"{r.model}: {r.inside} of {r.compared} inside" for r in inside.itertuples())
+    fig.suptitle(f"{title}: P(L) from log-probabilities beside the sampled share ({counts})", fontsize=10)
+    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
+    return fig
+
+
+def _number(value) -> str:
+    return "n/a" if pd.isna(value) else f"{value:.3f}"

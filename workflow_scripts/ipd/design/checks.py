@@ -1,0 +1,31 @@
+"""Checks of the ``ipd`` config section beyond the JSON schema (put together with the others by
+:mod:`workflow_scripts.workflow.checks`)."""
+
+from __future__ import annotations
+
+from workflow_scripts.gametheory.payoffs import prisoners_dilemma_violation
+from workflow_scripts.ipd.design.conditions import enabled_experiments
+
+
+def payoff_problems(config: dict) -> list[str]:
+    """Enabled memory-1 / memory-2 experiments whose ``payoffs`` are not a prisoner's dilemma.
+
+    Their strategies are classified (Nash / partner / rival, seed 001 SI §6.2) and the memory-1
+    ones enter the tournaments, which need aRL > aLL > aRR > aLR and 2 aLL > aRL + aLR
+    (gametheory.payoffs.prisoners_dilemma_violation). Equal-gains experiments are exempt: their
+    games x = 0 and x = 10 are not dilemmas by design (SI §4.3) and are reported as such.
+    """
+    ipd = config["ipd"]
+    problems = []
+    for experiment in enabled_experiments(ipd):
+        spec = ipd["experiments"][experiment]
+        if spec["kind"] not in ("memory1", "memory2") or "payoffs" not in spec:
+            continue
+        violation = prisoners_dilemma_violation(spec["payoffs"])
+        if violation:
+            problems.append(
+                f"ipd.experiments.{experiment}.payoffs: {spec['payoffs']} is not a prisoner's dilemma ({violation}); "
+                f"a {spec['kind']} experiment's strategies are classified as Nash / partner / rival and enter "
+                "tournaments, which need one. Give (a_LL, a_LR, a_RL, a_RR) in this order, e.g. [3, 0, 5, 1]"
+            )
+    return problems

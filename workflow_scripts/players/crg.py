@@ -1,0 +1,102 @@
+"""A scripted collective-risk player behind litellm's CustomLLM interface (for tests and dry runs).
+
+It reads the game state out of the prompt (the state block and answer line written by
+:mod:`workflow_scripts.crg.query.prompts`) and answers by a named rule, so the whole CRG pipeline can be
+run and checked end to end without a real model. Register it in the config::
+
+    custom_providers: {crgscripted: "workflow_scripts.players.crg:CRGScriptedPlayer"}
+    models: {splitter: {enabled: true, litellm_model: "crgscripted/exact_split"}}
+
+Model names after the prefix:
+
+- a rule of :data:`workflow_scripts.gametheory.collective_risk_strategies.SCRIPTED_RULES` (``always_0``, ``always_4``,
+  ``exact_split``, ``conditional``, ``split_until_settled``): contributions by that rule; a value
+  question (any prompt whose answer line does not list the actions) gets the first option;
+- ``text:<answer>``: always answers ``<answer>`` verbatim (to test answer handling, e.g.
+  ``text:I will put 2 units into the pool.`` or ``text:banana``);
+- ``reask:<rule>``: answers ``unreadable`` unless the prompt already quotes that answer (a
+  re-ask), then plays ``<rule>``: every decision needs exactly one re-ask.
+
+When the request carries a ``response_format`` (``answer_format: json_schema``) the answer is
+sent as ``{"choice": "<answer>"}``. Every call appends one line (the model id) to the file named by
+the environment variable ``LLM_DILEMMAS_SCRIPTED_CALLS`` (if set), so tests can count provider
+calls independently of the pipeline's own accounting.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
+from workflow_scripts.gametheory.collective_risk_strategies import scripted_rule
+from workflow_scripts.players.base import ScriptedLLM
+
+UNREADABLE = "unreadable"
+_ROUND = re.compile(r"^Current round: (\d+) of (\d+)$", re.MULTILINE)
+_SEAT = re.compile(r"^You are Player (\d+)\.", re.MULTILINE)
+_HISTORY = re.compile(r"^- Round (\d+): (.*); pool after the round: \d+$", re.MULTILINE)
+_ENTRY = re.compile(r"Player (\d+): (\d+)")
+_OPTIONS = re.compile(r"Answer with exactly one of: (.+)\.\s*$")
+
+
+@dataclass(frozen=True)
+class PromptState:
+    """What the scripted player reads from a prompt.
+
+    Attributes:
+        round: round to decide (1-based).
+        seat: own seat, 0-based.
+        rounds: contributions of every seat in each earlier round.
+        options: allowed answers from the answer line.
+    """
+
+    round: int
+    seat: int
+    rounds: tuple[tuple[int, ...], ...]
+    options: tuple[str, ...]
+
+
+def read_prompt(prompt: str) -> PromptState:
+    """Recover the state from a rendered CRG prompt.
+
+    Raises:
+        ValueError: if the prompt lacks the state block or the answer line.
+    """
+    found_round, found_seat = _ROUND.search(prompt), _SEAT.search(prompt)
+    found_options = _OPTIONS.search(prompt.strip())
+    if not (found_round and found_seat and found_options):
+        raise ValueError("not a collective-risk prompt: state block or answer line missing")
+    rounds = tuple(
+        tuple(int(c) for _, c in sorted(_ENTRY.findall(line), key=lambda e: int(e[0])))
+        for _, line in _HISTORY.findall(prompt)
+    )
+    options = tuple(o.strip() for o in found_options.group(1).split(","))
+    return PromptState(int(found_round.group(1)), int(found_seat.group(1)) - 1, rounds, options)
+
+
+def answer(name: str, prompt: str) -> str:
+    """The scripted answer of player ``name`` to ``prompt`` (names in the module docstring).
+
+    Raises:
+        ValueError: for an unknown rule, or a prompt that is not a CRG prompt.
+    """
+    if name.startswith("text:"):
+        return name[len("text:"):]
+    if name.startswith("reask:"):
+        if f'"{UNREADABLE}"' not in prompt:
+            return UNREADABLE
+        name = name[len("reask:"):]
+    rule = scripted_rule(name)
+    state = read_prompt(prompt)
+    if state.options != SEED_000_RULES.options:
+        return state.options[0]
+    return str(rule(state.seat, state.rounds, SEED_000_RULES))
+
+
+class CRGScriptedPlayer(ScriptedLLM):
+    """litellm CustomLLM answering collective-risk prompts by a scripted rule."""
+
+    def respond(self, name: str, prompt: str, optional_params: dict) -> str:
+        """Answer the last user message (see module docstring)."""
+        return answer(name, prompt)

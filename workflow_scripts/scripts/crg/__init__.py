@@ -1,0 +1,1 @@
+"""Rule scripts of the collective-risk study (one per rule, rules/crg/)."""

@@ -1,0 +1,24 @@
+"""Rule crg_controls: Table 4 (controls against Base, permutation tests, Bonferroni count)."""
+
+import pandas as pd
+
+from workflow_scripts.crg.analysis.controls import table4, table4_wide
+from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+params = snakemake.params
+
+with rule_log(snakemake.log[0]) as log:
+    table, comparisons = table4(
+        pd.read_parquet(snakemake.input.seats), list(params.models), dict(params.grid), dict(params.controls),
+        params.resamples, params.seed, params.shift_units, params.alpha, params.family_alpha)
+    table.to_csv(snakemake.output.csv, index=False)
+    caption = CAPTIONS["table4"].format(
+        shift_units=params.shift_units, alpha=params.alpha, family_alpha=params.family_alpha,
+        comparisons=comparisons, threshold=params.family_alpha / comparisons if comparisons else float("nan"))
+    write_markdown(snakemake.output.table, markdown(
+        TITLES["table4"], caption,
+        [("pooled over shared risks: mean (shift from Base)", table4_wide(table).reset_index()), ("every comparison", table)],
+    ).replace("## pooled", f"Comparisons made (Bonferroni count): **{comparisons}**\n\n## pooled", 1))
+    log.info("Table 4: %d rows, %d comparisons (Bonferroni count)", len(table), comparisons)

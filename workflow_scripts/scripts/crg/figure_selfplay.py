@@ -1,0 +1,14 @@
+"""Rule crg_figure_selfplay: Fig. 2 (self-play over the risk grid), PNG + PDF."""
+
+import pandas as pd
+
+from workflow_scripts.crg.figures.selfplay import selfplay_figure
+from workflow_scripts.plotting import save
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+out = snakemake.output
+
+with rule_log(snakemake.log[0]):
+    frames = {name: pd.read_csv(path, dtype={"label": str}) for name, path in snakemake.input.items()}
+    save(selfplay_figure(frames["grid"], frames["actions"], frames["losses"]), [out.png, out.pdf])

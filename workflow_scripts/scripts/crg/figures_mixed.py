@@ -1,0 +1,16 @@
+"""Rule crg_figures_mixed: Fig. 3 (pairwise matrices) and Fig. 4 (mixed tables), PNG + PDF."""
+
+import pandas as pd
+
+from workflow_scripts.crg.figures.mixed import mixed_figure, pair_figure
+from workflow_scripts.plotting import save
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+out = snakemake.output
+
+with rule_log(snakemake.log[0]):
+    frames = {name: pd.read_csv(path, dtype={"label": str}) for name, path in snakemake.input.items()}
+    models = list(snakemake.params.models)
+    save(pair_figure(frames["pairs"], models), [out.fig3_png, out.fig3_pdf])
+    save(mixed_figure(frames["replacement"], frames["contributions"], models), [out.fig4_png, out.fig4_pdf])

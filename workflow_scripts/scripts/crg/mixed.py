@@ -1,0 +1,20 @@
+"""Rule crg_mixed: the data of Figs. 3 and 4 (pair matrix, one seat replaced, game bootstraps)."""
+
+import pandas as pd
+
+from workflow_scripts.crg.analysis.mixed import contributions, pair_matrix, replacement
+from workflow_scripts.crg.analysis.seat_results import SELF_PLAY_DESIGNS, pick
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+params = snakemake.params
+
+with rule_log(snakemake.log[0]) as log:
+    seats = pick(pd.read_parquet(snakemake.input.seats), dict(params.base_prompt))
+    mixed, selfplay = seats[seats["design"] == "mixed"], seats[seats["design"].isin(SELF_PLAY_DESIGNS)]
+    models = list(params.models)
+    pair_matrix(mixed, selfplay, models).to_csv(snakemake.output.pairs, index=False)
+    replacement(mixed, selfplay, models).to_csv(snakemake.output.replacement, index=False)
+    contributions(mixed, models, params.confidence, params.resamples, params.seed).to_csv(
+        snakemake.output.contributions, index=False)
+    log.info("mixed tables: %d games", mixed["game_id"].nunique())

@@ -1,0 +1,32 @@
+"""Rule crg_selection: payoff table, fixation probabilities, stationary distributions (Fig. 5, S7)."""
+
+import pandas as pd
+
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
+from workflow_scripts.crg.analysis.seat_results import pick
+from workflow_scripts.crg.analysis.selection import payoff_table, target_rates, weighted_target_rates
+from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
+from workflow_scripts.evolution.payoff_tables import check_payoff_table, select_by_risk
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+params = snakemake.params
+out = snakemake.output
+
+with rule_log(snakemake.log[0]) as log:
+    seats = pick(pd.read_parquet(snakemake.input.seats), dict(params.base_prompt))
+    models, group = list(params.models), SEED_000_RULES.n_seats
+    payoffs = payoff_table(seats, models, group)
+    payoffs.to_csv(out.payoffs, index=False)
+    fixation, stationary, skipped = select_by_risk(
+        check_payoff_table(payoffs, group), models, list(params.population_sizes), group, params.beta)
+    weighted = weighted_target_rates(stationary, target_rates(seats))
+    for frame, path in ((fixation, out.fixation), (stationary, out.stationary), (weighted, out.weighted),
+                        (skipped, out.skipped)):
+        frame.to_csv(path, index=False)
+    write_markdown(out.table, markdown(TITLES["selection"], CAPTIONS["selection"].format(
+        beta=params.beta), [("stationary distribution", stationary), ("self-play target rate weighted by mass", weighted),
+                            ("fixation probabilities", fixation), ("skipped (population, risk, reason)", skipped)]))
+    for row in skipped.itertuples():
+        log.warning("selection skipped N = %d, p = %g: %s", row.population, row.p, row.reason)
+    log.info("selection: %d cases, %d skipped", len(weighted), len(skipped))

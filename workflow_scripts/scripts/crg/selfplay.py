@@ -1,0 +1,21 @@
+"""Rule crg_selfplay: Table 3 and the data of Fig. 2 (self-play over the risk grid)."""
+
+import pandas as pd
+
+from workflow_scripts.crg.analysis.seat_results import pick
+from workflow_scripts.crg.analysis.selfplay import action_shares, contribution_grid, loss_shares, table3
+from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+
+with rule_log(snakemake.log[0]) as log:
+    grid = pick(pd.read_parquet(snakemake.input.seats), dict(snakemake.params.grid))
+    models = list(snakemake.params.models)
+    table = table3(grid, models)
+    table.to_csv(snakemake.output.csv, index=False)
+    write_markdown(snakemake.output.table, markdown(TITLES["table3"], CAPTIONS["table3"], [("per model", table)]))
+    contribution_grid(grid, models).to_csv(snakemake.output.grid, index=False)
+    action_shares(pd.read_parquet(snakemake.input.decisions), grid).to_csv(snakemake.output.actions, index=False)
+    loss_shares(grid, models).to_csv(snakemake.output.losses, index=False)
+    log.info("Table 3: %d models, %d grid games", len(table), grid["game_id"].nunique())

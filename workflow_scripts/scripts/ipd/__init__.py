@@ -1,0 +1,1 @@
+"""Rule scripts of the prisoner's-dilemma study (one per rule, rules/ipd/)."""

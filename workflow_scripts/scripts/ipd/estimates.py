@@ -1,0 +1,31 @@
+"""Rule ipd_estimates: counts (S4-S11), Wilson estimates and strategies (S12-S26) of one experiment;
+scenarios estimated from log-probabilities enter as probabilities (column ``method``).
+
+Answers of label-swap controls are mapped back to cooperate (L) / defect (R) first (ipd.labels).
+Every table gets the condition's parameters (framing, labels, w, x, aLL..aRR) as columns, so the
+analyses downstream (classification, tournaments, figures, the label-swap comparison) need nothing else.
+"""
+
+import pandas as pd
+
+from workflow_scripts.ipd.design.conditions import Condition, condition_table
+from workflow_scripts.ipd.analysis.estimates import add_estimates, count_answers, probability_estimates, sampled_answers, strategy_table
+from workflow_scripts.ipd.design.labels import canonical_actions
+from workflow_scripts.llm import records
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+experiment = snakemake.wildcards.experiment
+
+with rule_log(snakemake.log[0]):
+    conditions = [Condition.from_dict(c) for c in snakemake.params.conditions]
+    parameters = condition_table(conditions)
+    answers = canonical_actions(pd.read_parquet(snakemake.input.answers), {c.id: c.labels for c in conditions})
+    counts = count_answers(sampled_answers(answers))
+    estimates = add_estimates(counts, probabilities=probability_estimates(answers))
+    payoffs = {(experiment, c.id): c.payoffs for c in conditions}
+    strategies = strategy_table(estimates, payoffs, conditions[0].kind)
+    counts.merge(parameters, on="condition", how="left").to_csv(snakemake.output.counts, index=False)
+    estimates.merge(parameters, on="condition", how="left").to_csv(snakemake.output.estimates, index=False)
+    strategies.merge(parameters, on="condition", how="left").to_csv(snakemake.output.strategies, index=False)
+    records.summarise(answers, ["model", "experiment", "condition"]).to_csv(snakemake.output.invalid, index=False)

@@ -1,0 +1,15 @@
+"""Rule ipd_figure_payoff_range: Fig. 1C, each strategy's payoff range against any co-player, PNG and PDF."""
+
+import pandas as pd
+
+from workflow_scripts.ipd.figures.cooperation import strategy_readings
+from workflow_scripts.plotting import save
+from workflow_scripts.ipd.figures.payoffs import payoff_range_figure
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+
+with rule_log(snakemake.log[0]):
+    readings = strategy_readings(pd.read_csv(snakemake.input.strategies, keep_default_na=False, na_values=[""]))
+    figure = payoff_range_figure(pd.read_csv(snakemake.input.classes), snakemake.wildcards.experiment, readings)
+    save(figure, [snakemake.output.png, snakemake.output.pdf])

@@ -1,0 +1,13 @@
+"""Rule ipd_figure_play: cooperation per round in actual play (seed 001, SI §5.6), PNG + PDF."""
+
+import pandas as pd
+
+from workflow_scripts.ipd.figures.play import play_figure
+from workflow_scripts.plotting import save
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+
+with rule_log(snakemake.log[0]):
+    figure = play_figure(pd.read_csv(snakemake.input.by_round), snakemake.wildcards.experiment)
+    save(figure, [snakemake.output.png, snakemake.output.pdf])

@@ -1,0 +1,18 @@
+"""Rules ipd_merge and ipd_play_merge: one experiment's per-job answer tables in one parquet file,
+plus the query counts of every job."""
+
+from workflow_scripts.ipd.query import elicit, play
+from workflow_scripts.llm import records
+from workflow_scripts.llm.accounting import read_counts
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+TABLES = {"elicitation": elicit, "play": play}
+
+with rule_log(snakemake.log[0]) as log:
+    layout = TABLES[snakemake.params.table]
+    merged = records.merge(snakemake.input.answers, layout.SCHEMA, layout.SORT_BY)
+    records.write_table(merged, snakemake.output.answers)
+    stats = read_counts(snakemake.input.stats)
+    stats.to_csv(snakemake.output.stats, index=False)
+    log.info("%d questions; provider calls this run: %d", merged.num_rows, int(stats["calls"].sum()))

@@ -1,0 +1,1 @@
+"""The command-line tools: ``plan`` (spend plan), ``fixation`` (selection from a payoff table), ``classify`` (strategy classes)."""

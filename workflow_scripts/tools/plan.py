@@ -1,0 +1,264 @@
+"""The spend plan of both studies, before any call: what is still missing from the cache and its cost.
+
+Per model x study x experiment (IPD) / design (CRG), for the models a run with the same config
+would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models``; ``only_conditions``):
+
+- ``questions``: questions the run asks (first attempts), cached or not; games at full length; a
+  question estimated from log-probabilities is one request (``estimation``, :mod:`workflow_scripts.llm.estimation`),
+  and the estimation check of ``ipd.analysis.estimation_check`` is its own row;
+- ``cached``: requests (re-asks included) whose answer is already in the response cache;
+- ``missing``: questions whose answer is not in the cache;
+- ``max_requests``: provider calls to make at most: every missing question re-asked up to its limit
+  (``ipd.max_reasks`` / ``crg.max_reasks``), samples asked ``capabilities.n`` per call, and every
+  log-probability question's fallback to sampling: an upper bound;
+- ``prompt_tokens``, ``answer_tokens``: of those requests, from the rendered prompts (litellm's
+  tokenizer per message plus a chat-template allowance) and answers at their longest
+  (``max_tokens``, or the longest constrained answer; ``unknown`` for free text without a limit);
+- ``cost_usd``: at the model's price (``models.<name>.pricing``, else litellm's price map),
+  ``unknown`` where the price is unknown, never 0 unless nothing is missing.
+
+Requests are found by running each query job's own code with every model replaced by a
+:class:`~workflow_scripts.llm.planning.Planned` stand-in that computes the layer's cache keys and
+never calls (so the plan is exactly what the run would ask): a cached answer is used as the run
+would use it; past the first missing answer of a game its rest is planned in full (every round,
+every model seat, every value question). Nothing is written to the cache.
+
+Usage (the same config arguments as snakemake; ``--config only_models=a,b`` plans models that
+are not enabled yet, e.g. the paper overlays' before their keys are set)::
+
+    python -m workflow_scripts.tools.plan
+    python -m workflow_scripts.tools.plan --configfile config/paper_ipd.yaml
+    python -m workflow_scripts.tools.plan --configfile config/paper_crg.yaml --config only_models=a,b
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Awaitable
+
+import pandas as pd
+
+from workflow_scripts.config.checks import study_models
+from workflow_scripts.workflow.checks import selection
+from workflow_scripts.crg.design.jobs import job_templates, planned_jobs
+from workflow_scripts.crg.query.prompts import Prompter
+from workflow_scripts.crg.query.games import play_job
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.ipd.design.conditions import Condition, enabled_experiments, experiment_conditions
+from workflow_scripts.ipd.query.elicit import elicit, probes
+from workflow_scripts.ipd.design.pairs import model_pairs, pair_models
+from workflow_scripts.ipd.query.play import play_pair
+from workflow_scripts.ipd.query.prompts import kind_templates, templates
+from workflow_scripts.llm import ModelSpec, PromptTemplate
+from workflow_scripts.llm.cache import ResponseCache
+from workflow_scripts.llm.planning import Planned, Tally
+from workflow_scripts.llm.pricing import UNKNOWN, token_prices
+from workflow_scripts.llm.session import register_custom_providers
+from workflow_scripts.llm.spec import LOGPROBS, answer_entry, probability_capable
+from workflow_scripts.config.schema import validated
+
+KEYS = ["model", "study", "experiment"]
+COUNTS = ["questions", "cached", "missing", "max_requests", "prompt_tokens", "answer_tokens"]
+PLAN_COLUMNS = KEYS + ["jobs"] + COUNTS + ["cost_usd"]
+TOTAL = "total"
+
+
+@dataclass(frozen=True)
+class PlanJob:
+    """One query job as the plan runs it.
+
+    Attributes:
+        study, experiment: ``ipd`` and the experiment, or ``crg`` and the design.
+        entries: the job's model entries, as its params give them (``answer_entry``).
+        max_reasks: the job's re-ask limit; reask_note: its re-ask template.
+        play: the job's own code, given the job's models by name.
+        fallback_samples: an elicitation's answers per question should its log-probability request
+            fall back (0: it does not fall back); None for games (:class:`~workflow_scripts.llm.planning.Planned`).
+    """
+
+    study: str
+    experiment: str
+    entries: dict
+    max_reasks: int
+    reask_note: PromptTemplate
+    play: Callable[[dict], Awaitable]
+    fallback_samples: int | None = None
+
+
+def ipd_jobs(config: dict, models: Sequence[str], only_conditions: Sequence[str], basedir: Path) -> list[PlanJob]:
+    """The IPD query jobs (elicitation per model x condition, play per pair x condition)."""
+    ipd, jobs = config["ipd"], []
+    for experiment in enabled_experiments(ipd):
+        for condition in experiment_conditions(ipd, experiment):
+            if only_conditions and condition.id not in only_conditions:
+                continue
+            texts = templates(kind_templates(basedir / ipd["template_dir"], condition.kind))
+            jobs += _ipd_condition_jobs(config, condition, models, texts)
+    return jobs
+
+
+def _ipd_condition_jobs(config: dict, condition: Condition, models: Sequence[str], texts) -> list[PlanJob]:
+    ipd = config["ipd"]
+    system, reasks, note = ipd["system_prompt"], ipd["max_reasks"], texts["reask"]
+    if condition.kind == "play":
+        return [PlanJob("ipd", condition.experiment, _entries(config, pair_models(pair)), reasks, note,
+                        lambda ms, pair=pair: play_pair(ms, pair, condition, system, reasks, texts))
+                for pair in model_pairs(list(models))]
+    asked = probes(condition, system, texts)
+    jobs = [PlanJob("ipd", condition.experiment, _entries(config, [model]), reasks, note,
+                    lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts), condition.samples)
+            for model in models]
+    if condition.experiment in (ipd.get("analysis") or {}).get("estimation_check", []):
+        checked = [m for m in models if probability_capable(m, config["models"][m])]
+        jobs += [PlanJob("ipd", f"{condition.experiment} (estimation check)",
+                         _entries(config, [model], estimation=LOGPROBS), reasks, note,
+                         lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts, False), 0)
+                 for model in checked]
+    return jobs
+
+
+def crg_jobs(config: dict, models: Sequence[str], only_conditions: Sequence[str], basedir: Path) -> list[PlanJob]:
+    """The CRG play jobs (lineup x design x condition)."""
+    jobs = []
+    for job in planned_jobs(config, list(models), list(only_conditions)):
+        prompter = Prompter(job.condition.template, job_templates(job, config, basedir), job.system_prompt)
+        jobs.append(PlanJob("crg", job.design, _entries(config, job.models, job.condition.decoding), job.max_reasks,
+                            prompter.reask_note, lambda ms, job=job, prompter=prompter: play_job(job, ms, prompter)))
+    return jobs
+
+
+def _entries(config: dict, names: Sequence[str], decoding: dict | None = None, estimation: str | None = None) -> dict:
+    custom = list(config.get("custom_providers") or {})
+    return {name: answer_entry(name, config["models"][name], decoding, estimation, custom) for name in dict.fromkeys(names)}
+
+
+def plan_jobs(config: dict, basedir: str | Path = ".") -> list[PlanJob]:
+    """Every query job a run of ``config`` would start (models and conditions as selected).
+
+    Raises:
+        ConfigError: as the workflow would, naming the field.
+    """
+    selected, only_conditions = selection(config)
+    basedir = Path(basedir)
+    ipd = ipd_jobs(config, study_models(config, selected, "ipd"), only_conditions, basedir)
+    return ipd + crg_jobs(config, selected, only_conditions, basedir)
+
+
+def call_plan(config: dict, basedir: str | Path = ".") -> pd.DataFrame:
+    """The plan of a validated config (columns :data:`PLAN_COLUMNS`; see the module docstring).
+
+    Args:
+        config: the merged config with the schema's defaults filled in.
+        basedir: the workflow directory (template folders are relative to it); the cache
+            directory (``cache.dir``) is relative to the working directory, as in a run.
+    """
+    register_custom_providers(config.get("custom_providers") or {})
+    cache = ResponseCache(config["cache"]["dir"])
+    tallies: dict[tuple[str, str, str], Tally] = {}
+    jobs: dict[tuple[str, str, str], int] = {}
+    specs: dict[str, ModelSpec] = {}
+    for job in plan_jobs(config, basedir):
+        models = {}
+        for name, entry in job.entries.items():
+            spec = ModelSpec.from_config(name, entry)
+            specs.setdefault(name, spec)
+            models[name] = Planned(spec, cache, job.max_reasks, job.reask_note, job.fallback_samples)
+        asyncio.run(job.play(models))
+        for name, model in models.items():
+            key = (name, job.study, job.experiment)
+            tallies[key] = tallies.get(key, Tally()).add(model.tally)
+            jobs[key] = jobs.get(key, 0) + 1
+    rows = [_row(key, jobs[key], tally, token_prices(specs[key[0]].litellm_model, specs[key[0]].pricing))
+            for key, tally in tallies.items()]
+    return pd.DataFrame(rows, columns=PLAN_COLUMNS)
+
+
+def _row(key: tuple[str, str, str], jobs: int, tally: Tally, prices) -> dict:
+    cost = tally.cost_usd(prices)
+    return {**dict(zip(KEYS, key)), "jobs": jobs, "questions": tally.questions, "cached": tally.cached,
+            "missing": tally.missing, "max_requests": tally.requests, "prompt_tokens": tally.prompt_tokens,
+            "answer_tokens": UNKNOWN if tally.answer_tokens is None else tally.answer_tokens,
+            "cost_usd": UNKNOWN if cost is None else round(cost, 6)}
+
+
+def with_totals(plan: pd.DataFrame) -> pd.DataFrame:
+    """The plan plus a total row per model and a grand total; a total is ``unknown`` where any
+    of its parts is."""
+    totals = [_total(part, model, "") for model, part in plan.groupby("model", sort=False)]
+    totals.append(_total(plan, TOTAL, ""))
+    return pd.concat([plan, pd.DataFrame(totals, columns=PLAN_COLUMNS)], ignore_index=True)
+
+
+def _total(part: pd.DataFrame, model: str, study: str) -> dict:
+    row = {"model": model, "study": study, "experiment": TOTAL, "jobs": int(part["jobs"].sum())}
+    for column in COUNTS + ["cost_usd"]:
+        values = part[column].tolist()
+        known = [v for v in values if v != UNKNOWN]
+        total = sum(known)
+        row[column] = UNKNOWN if len(known) < len(values) else (round(total, 6) if column == "cost_usd" else int(total))
+    return row
+
+
+def summary(plan: pd.DataFrame) -> str:
+    """One line: what the plan's grand total asks and costs."""
+    total = plan[(plan["model"] == TOTAL) & (plan["experiment"] == TOTAL)].iloc[0]
+    models = plan.loc[plan["experiment"] != TOTAL, "model"].nunique()
+    unknown = sorted(set(plan.loc[(plan["cost_usd"] == UNKNOWN) & (plan["experiment"] != TOTAL), "model"]))
+    cost = f"${total['cost_usd']:.2f}" if total["cost_usd"] != UNKNOWN else "unknown"
+    tail = f" (price unknown for {', '.join(unknown)})" if unknown else ""
+    return (f"plan: {total['questions']} questions for {models} model(s), {total['cached']} requests cached, "
+            f"{total['missing']} questions missing: at most {total['max_requests']} requests with every re-ask, "
+            f"at most {cost}{tail}")
+
+
+def markdown(plan: pd.DataFrame) -> str:
+    """The plan as a Markdown document (the report's plan table)."""
+    return ("# Spend plan: what is still missing from the response cache\n\n"
+            "Per model and experiment (IPD) or design (CRG). questions: asked by the run, cached or not; "
+            "cached: requests already answered in the cache; missing: questions not in the cache; "
+            "max_requests: requests to make at most, every missing question re-asked to its limit; "
+            "prompt_tokens / answer_tokens / cost_usd: of those requests, answers at their longest, at the "
+            "model's price (config pricing, else litellm's price map; unknown where unknown). "
+            "Upper bounds: games are planned at full length.\n\n" + plan.to_markdown(index=False) + "\n")
+
+
+def merged_config(paths: Sequence[str | Path], overrides: Sequence[str] = ()) -> dict:
+    """The config as ``snakemake --configfile A B --config K=V ...`` builds it: each file updates the
+    previous ones recursively, then the ``--config`` values (parsed as Snakemake parses them)."""
+    import yaml
+    from snakemake.cli import parse_config
+    from snakemake.utils import update_config
+
+    config: dict = {}
+    for path in paths:
+        update_config(config, yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
+    update_config(config, parse_config(list(overrides)))
+    return config
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the plan as a Markdown table and a summary line; exit status 2 on a config error."""
+    parser = argparse.ArgumentParser(prog="python -m workflow_scripts.tools.plan", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--configfile", nargs="*", default=[], help="overlays on config/config.yaml, in order")
+    parser.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help="as snakemake --config")
+    parser.add_argument("--base", default="config/config.yaml", help="base config (default config/config.yaml)")
+    parser.add_argument("--directory", default=".", help="the workflow directory (templates are relative to it)")
+    arguments = parser.parse_args(argv)
+    try:
+        config = validated(merged_config([arguments.base, *arguments.configfile], arguments.config))
+        plan = with_totals(call_plan(config, arguments.directory))
+    except (ConfigError, ValueError, KeyError, OSError) as error:
+        print(f"plan: config error: {error}", file=sys.stderr)
+        return 2
+    print(plan.to_markdown(index=False))
+    print(summary(plan))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""Config checks that span both studies, run by rules/common.smk before any job: the selection of
+models and conditions (a condition id of either study), and every check beyond the schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workflow_scripts.config.checks import key_name_problems, model_spec_problems, names
+from workflow_scripts.crg.design.checks import crg_template_problems
+from workflow_scripts.crg.design.jobs import planned_jobs
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.ipd.design.checks import payoff_problems
+from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_conditions
+
+
+def selection(config: dict) -> tuple[list[str], list[str]]:
+    """Models to run and the condition filter, from ``models``, ``only_models``, ``only_conditions``.
+
+    Enabled models run unless ``only_models`` names a subset; a model named there runs even
+    if disabled (an explicit request), provided it exists.
+
+    Returns:
+        (model names, condition ids; [] means all conditions).
+
+    Raises:
+        ConfigError: unknown names, or no model selected.
+    """
+    models = config["models"]
+    wanted = names(config.get("only_models"))
+    unknown = [m for m in wanted if m not in models]
+    if unknown:
+        raise ConfigError(f"only_models: unknown model(s) {unknown}; configured: {sorted(models)}")
+    selected = wanted or [m for m, entry in models.items() if entry.get("enabled")]
+    if not selected:
+        raise ConfigError("models: no model is enabled; set `enabled: true` on at least one model")
+    conditions = names(config.get("only_conditions"))
+    known = _all_condition_ids(config, selected)
+    unknown = [c for c in conditions if c not in known]
+    if unknown:
+        raise ConfigError(f"only_conditions: unknown condition(s) {unknown}; known: {sorted(known)}")
+    return selected, conditions
+
+
+def _all_condition_ids(config: dict, models: list[str]) -> set[str]:
+    ipd = config["ipd"]
+    ipd_ids = {c.id for e in enabled_experiments(ipd) for c in experiment_conditions(ipd, e)}
+    return ipd_ids | {job.condition.name for job in planned_jobs(config, models)}
+
+
+def config_problems(config: dict, models: list[str], basedir: str | Path = ".") -> list[str]:
+    """Problems of a schema-valid config that stop the run before any job, each naming the field.
+
+    - ``models.<m>.api_key_env`` that looks like a key itself (the value is never repeated);
+    - a credential among a selected model's parameters (``ModelSpec.check_no_secrets``);
+    - ``ipd.experiments.<e>.payoffs`` that is not a prisoner's dilemma on a memory-1 / memory-2
+      experiment, whose classification and tournaments need one;
+    - ``crg.designs.<d>.conditions.<c>.template`` naming no template file, or one with an
+      unknown placeholder.
+
+    Args:
+        models: the selected model names (see :func:`selection`).
+        basedir: the workflow directory, against which ``crg.template_dir`` is resolved.
+
+    Returns:
+        One message per problem (empty if none).
+    """
+    return [
+        *key_name_problems(config),
+        *model_spec_problems(config, models),
+        *payoff_problems(config),
+        *crg_template_problems(config, models, basedir),
+    ]
