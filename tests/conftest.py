@@ -117,12 +117,13 @@ def shares_a_fixture(item) -> bool:
     return any(d.scope in ("class", "module", "package") for defs in definitions for d in defs)
 
 
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        group = exclusive_group(item) or (item.path.relative_to(REPO).as_posix() if shares_a_fixture(item) else None)
-        if group and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(group))
-        item.user_properties.append(("phase", phase(item)))
+def pytest_itemcollected(item):
+    """Group and report group of each test, set as it is collected: xdist turns the groups into node
+    ids in its own ``pytest_collection_modifyitems``, which may run before any conftest's."""
+    group = exclusive_group(item) or (item.path.relative_to(REPO).as_posix() if shares_a_fixture(item) else None)
+    if group and not item.get_closest_marker("xdist_group"):
+        item.add_marker(pytest.mark.xdist_group(group))
+    item.user_properties.append(("phase", phase(item)))
 
 
 _PHASE_TIMES: dict[str, list[float]] = {}
