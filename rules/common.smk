@@ -112,7 +112,7 @@ def model_params(model, decoding=None, estimation=None):
 
 def ipd_check_models():
     """IPD models that can estimate from log-probabilities (the estimation check asks them)."""
-    return [m for m in IPD_MODELS if probability_capable(m, config["models"][m])]
+    return [m for m in IPD_MODELS if probability_capable(m, config["models"][m], list(config["custom_providers"]))]
 
 
 def ipd_has_check(experiment):

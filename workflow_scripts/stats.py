@@ -1,4 +1,8 @@
-"""Statistical helpers shared by the analyses (thin wrappers around scipy.stats)."""
+"""Statistical helpers shared by the analyses (thin wrappers around scipy.stats).
+
+scipy.stats is imported by the function that calls it, not with this module: it takes about a second
+to import, and most jobs that import this module (tables, figures) never call it (issue 16).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import math
 from typing import Sequence
 
 import numpy as np
-from scipy.stats import binomtest, bootstrap, permutation_test
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -25,6 +28,8 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
     """
     if trials == 0:
         return (math.nan, math.nan)
+    from scipy.stats import binomtest
+
     interval = binomtest(int(successes), int(trials)).proportion_ci(
         confidence_level=confidence, method="wilson"
     )
@@ -57,6 +62,8 @@ def mean_shift_test(sample: Sequence[float], reference: Sequence[float], resampl
     shift = float(x.mean() - y.mean())
     if x.size < 2 or y.size < 2:
         return (shift, math.nan)
+    from scipy.stats import permutation_test
+
     result = permutation_test(
         (x, y), _difference_of_means, vectorized=True, permutation_type="independent",
         alternative="two-sided", n_resamples=int(resamples), random_state=np.random.default_rng(seed),
@@ -92,6 +99,8 @@ def bootstrap_mean_interval(values: Sequence[float], confidence: float = 0.95, r
         return (math.nan, math.nan)
     if np.all(x == x[0]):
         return (float(x[0]), float(x[0]))
+    from scipy.stats import bootstrap
+
     result = bootstrap(
         (x,), np.mean, confidence_level=confidence, n_resamples=int(resamples), method=method,
         random_state=np.random.default_rng(seed),

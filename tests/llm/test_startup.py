@@ -65,3 +65,26 @@ def test_configured_capabilities_win_over_litellm():
     entry = answer_entry("m", {"litellm_model": "ipdscripted/TFT", "capabilities": {"seed": False, "logprobs": True}},
                          custom_providers=list(CUSTOM))
     assert (entry["capabilities"]["seed"], entry["capabilities"]["logprobs"]) == (False, True)
+
+
+def test_the_config_checks_of_a_custom_provider_import_no_litellm():
+    """The checks a Snakemake run makes in its main process (every invocation) resolve a custom
+    provider's capabilities without litellm: seed sent, no log-probabilities, unless the config
+    says otherwise; the same values answer_entry gives the jobs."""
+    probe = textwrap.dedent(f"""
+        import json, sys
+        from workflow_scripts.config.checks import model_spec_problems
+        from workflow_scripts.llm.spec import ModelSpec, probability_capable
+        custom = {list(CUSTOM)!r}
+        plain = ModelSpec.from_config("a", {{"litellm_model": "ipdscripted/TFT"}}, custom)
+        told = ModelSpec.from_config("b", {{"litellm_model": "ipdscripted/TFT",
+                                            "capabilities": {{"seed": False, "logprobs": True}}}}, custom)
+        config = {{"custom_providers": {CUSTOM!r}, "models": {{"a": {{"litellm_model": "ipdscripted/TFT"}}}}}}
+        problems = model_spec_problems(config, ["a"])
+        capable = probability_capable("a", {{"litellm_model": "ipdscripted/TFT"}}, custom)
+        print(json.dumps([plain.accepts_seed, plain.returns_logprobs, told.accepts_seed, told.returns_logprobs,
+                          problems, capable, "litellm" in sys.modules]))
+    """)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [True, False, False, True, [], False, False]

@@ -91,7 +91,7 @@ def model_spec_problems(config: dict, models: list[str]) -> list[str]:
     problems = []
     for name in models:
         try:
-            ModelSpec.from_config(name, config["models"][name])
+            ModelSpec.from_config(name, config["models"][name], list(config.get("custom_providers") or {}))
         except ConfigError as error:
             problems.append(str(error))
     return problems

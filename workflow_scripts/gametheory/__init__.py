@@ -15,12 +15,36 @@ collective_risk_strategies (the scripted partners' fixed rules). Pure: nothing h
 LLM layer, the config or a study.
 """
 
-from .diagnostics import payoff_range, random_opponent_share
-from .equilibria import Classification, best_response, classify, is_nash, is_partner, is_rival
-from .equilibria import rival_gap
-from .payoffs import expected_payoff, expected_payoffs, is_prisoners_dilemma
-from .classification import classify_strategies
-from .round_robin import RoundRobin, round_robin, wins_per_discipline
+import importlib
+
+# Imported on first use (PEP 562): a job that needs one module (the reference strategies) does not
+# import the others (pandas, the classification tables) at start-up (issue 16).
+_EXPORTS = {
+    "Classification": "equilibria",
+    "RoundRobin": "round_robin",
+    "best_response": "equilibria",
+    "classify": "equilibria",
+    "classify_strategies": "classification",
+    "expected_payoff": "payoffs",
+    "expected_payoffs": "payoffs",
+    "is_nash": "equilibria",
+    "is_partner": "equilibria",
+    "is_prisoners_dilemma": "payoffs",
+    "is_rival": "equilibria",
+    "payoff_range": "diagnostics",
+    "random_opponent_share": "diagnostics",
+    "rival_gap": "equilibria",
+    "round_robin": "round_robin",
+    "wins_per_discipline": "round_robin",
+}
+
+
+def __getattr__(name: str):
+    """Import the module that defines ``name`` (a key of ``_EXPORTS``) and return the name."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+
 
 __all__ = [
     "Classification", "RoundRobin", "best_response", "classify", "classify_strategies",

@@ -16,20 +16,56 @@ Importing this package makes litellm work offline: its price map is read from th
 (``LITELLM_LOCAL_MODEL_COST_MAP``) instead of being fetched at import (../shared/NOTES.md).
 """
 
+import importlib
 import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from workflow_scripts.llm import records  # noqa: E402
-from workflow_scripts.llm.base import CacheMiss, Completion, LanguageModel, PermanentQueryError, ReplayIncomplete, Request  # noqa: E402
-from workflow_scripts.llm.choice import Answer, Attempt, ask_choice, ask_choices  # noqa: E402
-from workflow_scripts.llm.estimation import Estimate, estimate_choice  # noqa: E402
-from workflow_scripts.llm.ordering import prefix_order  # noqa: E402
-from workflow_scripts.llm.parsing import FAILED, STATUSES, VALID, ParsedAnswer, parse_answer  # noqa: E402
-from workflow_scripts.llm.records import answer_record, estimate_records, scripted_record  # noqa: E402
-from workflow_scripts.llm.session import JobIncomplete, Runtime, Session, open_models  # noqa: E402
-from workflow_scripts.llm.spec import ModelSpec  # noqa: E402
-from workflow_scripts.llm.templates import PromptTemplate, TemplateError, TemplateSet, load_templates  # noqa: E402
+# The names below are imported on first use (PEP 562), not with the package: a job that needs one
+# module of this layer (a table job: records) does not pay for the others (pandas, jsonschema, the
+# cache and the provider stack), which is most of a short job's start-up (issue 16).
+_EXPORTS = {
+    "Answer": "choice",
+    "Attempt": "choice",
+    "CacheMiss": "base",
+    "Completion": "base",
+    "Estimate": "estimation",
+    "FAILED": "parsing",
+    "JobIncomplete": "session",
+    "LanguageModel": "base",
+    "ModelSpec": "spec",
+    "ParsedAnswer": "parsing",
+    "PermanentQueryError": "base",
+    "PromptTemplate": "templates",
+    "ReplayIncomplete": "base",
+    "Request": "base",
+    "Runtime": "session",
+    "STATUSES": "parsing",
+    "Session": "session",
+    "TemplateError": "templates",
+    "TemplateSet": "templates",
+    "VALID": "parsing",
+    "answer_record": "records",
+    "ask_choice": "choice",
+    "ask_choices": "choice",
+    "estimate_choice": "estimation",
+    "estimate_records": "records",
+    "load_templates": "templates",
+    "open_models": "session",
+    "parse_answer": "parsing",
+    "prefix_order": "ordering",
+    "records": "records",
+    "scripted_record": "records",
+}
+
+
+def __getattr__(name: str):
+    """Import the module that defines ``name`` (a key of ``_EXPORTS``) and return the name."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+    return module if _EXPORTS[name] == name else getattr(module, name)
+
 
 __all__ = [
     "Answer", "Attempt", "CacheMiss", "Completion", "Estimate", "FAILED", "JobIncomplete", "LanguageModel", "ModelSpec",

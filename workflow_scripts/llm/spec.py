@@ -104,8 +104,10 @@ class ModelSpec:
     pricing: dict | None = None
 
     @classmethod
-    def from_config(cls, name: str, entry: dict) -> "ModelSpec":
-        """Build a spec from a model entry (the schema's defaults are filled in first).
+    def from_config(cls, name: str, entry: dict, custom_providers: Sequence[str] = ()) -> "ModelSpec":
+        """Build a spec from a model entry (the schema's defaults are filled in first); a model of one
+        of ``custom_providers`` (prefixes) has its open capabilities resolved without litellm
+        (:func:`resolve_capabilities`).
 
         Raises:
             ConfigError: if the entry does not validate, a decoding / extra parameter looks
@@ -116,6 +118,7 @@ class ModelSpec:
 
         entry = model_entry(name, entry)
         capabilities = entry["capabilities"]
+        seed, logprobs = resolve_capabilities(entry["litellm_model"], capabilities, entry["embedded"], custom_providers)
         spec = cls(
             name=name,
             litellm_model=entry["litellm_model"],
@@ -126,12 +129,12 @@ class ModelSpec:
             api_key_env=entry["api_key_env"],
             served_by=entry["served_by"] or _embedded_identity(entry["embedded"]),
             embedded=entry["embedded"],
-            accepts_seed=_accepts_seed(entry["litellm_model"], capabilities.get("seed"), entry["embedded"]),
+            accepts_seed=seed,
             estimation=entry["estimation"],
             top_logprobs=entry["logprobs"]["top"],
             max_outside=entry["logprobs"]["max_outside"],
             samples_per_call=capabilities["n"],
-            returns_logprobs=_returns_logprobs(entry["litellm_model"], capabilities.get("logprobs"), entry["embedded"]),
+            returns_logprobs=logprobs,
             max_concurrency=entry["max_concurrency"],
             num_retries=entry["num_retries"],
             retry_budget_s=entry["retry_budget_s"],
@@ -373,16 +376,27 @@ def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimatio
     resolved.pop("budget_usd")  # a job resource, not a param: raising it reruns only the jobs it stopped
     resolved["decoding"] = {**resolved["decoding"], **(decoding or {})}
     resolved["served_by"] = resolved["served_by"] or _embedded_identity(resolved["embedded"])
-    capabilities, model, embedded = resolved["capabilities"], resolved["litellm_model"], resolved["embedded"]
-    unknown = model.partition("/")[0] in custom_providers
-    capabilities["seed"] = True if unknown and capabilities["seed"] is None else _accepts_seed(
-        model, capabilities["seed"], embedded)
-    capabilities["logprobs"] = False if unknown and capabilities["logprobs"] is None else _returns_logprobs(
-        model, capabilities["logprobs"], embedded)
+    capabilities = resolved["capabilities"]
+    capabilities["seed"], capabilities["logprobs"] = resolve_capabilities(
+        resolved["litellm_model"], capabilities, resolved["embedded"], custom_providers)
     return resolved
 
 
-def probability_capable(name: str, entry: dict) -> bool:
+def resolve_capabilities(litellm_model: str, capabilities: dict, embedded: str | None,
+                         custom_providers: Sequence[str] = ()) -> tuple[bool, bool]:
+    """(accepts seed, returns log-probabilities) of a model: its config's ``capabilities.seed`` /
+    ``capabilities.logprobs`` where set, else what :func:`_accepts_seed` / :func:`_returns_logprobs`
+    find. A model of one of ``custom_providers`` (prefixes: handlers litellm does not know) takes a
+    seed and returns no log-probabilities, found without importing litellm (3-7 s a process)."""
+    seed, logprobs = capabilities.get("seed"), capabilities.get("logprobs")
+    if litellm_model.partition("/")[0] in custom_providers:
+        return (True if seed is None else bool(seed)), (False if logprobs is None else bool(logprobs))
+    return _accepts_seed(litellm_model, seed, embedded), _returns_logprobs(litellm_model, logprobs, embedded)
+
+
+def probability_capable(name: str, entry: dict, custom_providers: Sequence[str] = ()) -> bool:
     """True if model entry ``models.<name>`` can estimate choices from log-probabilities exactly
-    (:meth:`ModelSpec.logprobs_obstacle` finds nothing in the way)."""
-    return ModelSpec.from_config(name, {**entry, "estimation": AUTO}).logprobs_obstacle() is None
+    (:meth:`ModelSpec.logprobs_obstacle` finds nothing in the way); ``custom_providers`` as in
+    :meth:`ModelSpec.from_config`."""
+    spec = ModelSpec.from_config(name, {**entry, "estimation": AUTO}, custom_providers)
+    return spec.logprobs_obstacle() is None

@@ -114,7 +114,7 @@ def _ipd_condition_jobs(config: dict, condition: Condition, models: Sequence[str
                     lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts), condition.samples)
             for model in models]
     if condition.experiment in (ipd.get("analysis") or {}).get("estimation_check", []):
-        checked = [m for m in models if probability_capable(m, config["models"][m])]
+        checked = [m for m in models if probability_capable(m, config["models"][m], list(config.get("custom_providers") or {}))]
         jobs += [PlanJob("ipd", f"{condition.experiment} (estimation check)",
                          _entries(config, [model], estimation=LOGPROBS), reasks, note,
                          lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts, False), 0)

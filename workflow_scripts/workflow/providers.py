@@ -59,7 +59,7 @@ def budget_problems(config: dict, models: list[str]) -> list[str]:
     for name in models:
         if budget.capped(name):
             try:
-                check_priced(budget, ModelSpec.from_config(name, config["models"][name]))
+                check_priced(budget, ModelSpec.from_config(name, config["models"][name], list(config.get("custom_providers") or {})))
             except ConfigError as error:
                 problems.append(str(error))
     return problems
@@ -192,7 +192,7 @@ def _decodings(config: dict, name: str) -> Iterator[tuple[str, dict]]:
     from workflow_scripts.crg.design.jobs import planned_jobs
     from workflow_scripts.llm.spec import ModelSpec
 
-    spec = ModelSpec.from_config(name, config["models"][name])
+    spec = ModelSpec.from_config(name, config["models"][name], list(config.get("custom_providers") or {}))
     own = {k: v for k, v in spec.decoding.items() if k != "seed" or spec.accepts_seed}  # as the layer sends it
     yield f"models.{name}.decoding", own
     for job in planned_jobs(config, [name]):
