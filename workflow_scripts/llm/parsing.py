@@ -51,13 +51,17 @@ from __future__ import annotations
 
 import copy
 import enum
-import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import jsonschema
+
+from workflow_scripts.llm.answer_text import END_OF_TURN_MARKERS, REASONING_TAGS, answer_part, plain  # noqa: F401
+from workflow_scripts.llm.commitments import (  # noqa: F401
+    ANSWER_KINDS, BARE, JSON_KEYS, NEGATION_CUES, Reading, named_options, read_commitment, read_form,
+)
 
 
 class Status(enum.StrEnum):
@@ -86,28 +90,6 @@ VALID, INVALID, EMPTY, TRUNCATED, REFUSED, FAILED = (
 STRICT, LENIENT, EXPLAINED = "strict", "lenient", "explained"
 METHODS = (STRICT, LENIENT, EXPLAINED)  # how a valid answer was read: rules 5, 6, 7 above
 
-# Reasoning blocks: Open WebUI's DEFAULT_REASONING_TAGS (backend/open_webui/utils/middleware.py:
-# DeepSeek-R1, QwQ, Qwen3, GLM <think>; <thinking>, <reason>, <reasoning>, <thought>; Sky-T1 and
-# OpenThinker <|begin_of_thought|>; Kimi ◁think▷) and Mistral Magistral's [THINK]. Case-insensitive.
-REASONING_TAGS = (
-    ("<think>", "</think>"),
-    ("<thinking>", "</thinking>"),
-    ("<reason>", "</reason>"),
-    ("<reasoning>", "</reasoning>"),
-    ("<thought>", "</thought>"),
-    ("<|begin_of_thought|>", "<|end_of_thought|>"),
-    ("◁think▷", "◁/think▷"),
-    ("[THINK]", "[/THINK]"),
-)
-# End-of-turn / end-of-text tokens that leak into the text when a server does not strip them:
-# Gemma, Llama 2 / Mistral, Llama 3, ChatML (Qwen), GPT-2 family, Phi-3 and gpt-oss, Command-R,
-# DeepSeek (full-width bars).
-END_OF_TURN_MARKERS = (
-    "<end_of_turn>", "<eos>", "</s>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>",
-    "<|im_end|>", "<|endoftext|>", "<|end|>", "<|return|>", "<|END_OF_TURN_TOKEN|>",
-    "<｜end▁of▁sentence｜>",
-)
-JSON_KEYS = ("choice", "action", "answer", "move", "option", "contribution")
 # Phrases by which a text declines to answer (rule 8); each is a regex matched case-insensitively.
 REFUSAL_PHRASES = (
     r"\bi(?:'m|’m| am) sorry\b",
@@ -127,47 +109,7 @@ REFUSAL_PHRASES = (
     r"\bi(?:'m|’m| am) not going to (?:answer|choose|pick|play|respond)\b",
     r"\bi (?:do not|don't|don’t|won(?:'t|’t)|will not) (?:answer|respond)\b",
 )
-# Words that make a clause reject the options it names (rule 7); each a regex, case-insensitive.
-NEGATION_CUES = (
-    r"\bnot\b", r"n(?:'|’)t\b", r"\bcannot\b", r"\bnever\b", r"\bno\b", r"\bnor\b", r"\bneither\b",
-    r"\binstead of\b", r"\brather than\b", r"\bavoid\b", r"\bagainst\b",
-)
-
-_FLAGS = re.IGNORECASE
-_REASONING_OPEN = re.compile("|".join(re.escape(o) for o, _ in REASONING_TAGS), _FLAGS)
-_REASONING_CLOSE = re.compile("|".join(re.escape(c) for _, c in REASONING_TAGS), _FLAGS)
-_TRAILING_MARKERS = re.compile(
-    r"(?:\s*(?:" + "|".join(re.escape(m) for m in END_OF_TURN_MARKERS) + r"))+\s*$", _FLAGS
-)
-_REFUSAL = re.compile("|".join(REFUSAL_PHRASES), _FLAGS)
-_NEGATION = re.compile("|".join(NEGATION_CUES), _FLAGS)
-# Wrappers peeled off either end: Markdown emphasis and code, quotes, brackets, math $ and \( \[.
-_WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"“”‘’()[]<>$") + r"\s"
-_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "])+")
-_TRAILING = re.compile(r"(?:\\[)\]]|[" + _WRAPPER_CHARS + ".!;,])+$")  # also trailing punctuation
-_ENCLOSURES = tuple(re.compile(p, re.DOTALL) for p in (
-    r"^\\(?:boxed|text|textbf|mathrm|mathbf)\{(?P<x>.*)\}$",  # \boxed{L}
-    r"^\{(?P<x>.*)\}$",  # {L}
-))
-_ROUND = r"(?:\s+(?:for|in)\s+(?:this\s+|the\s+next\s+|next\s+)?round(?:\s+\d+)?|\s+this\s+round)?"
-_LABEL = re.compile(
-    r"^(?:(?:the|my)\s+)?(?:final\s+)?"
-    r"(?:answer|choice|decision|action|move|option|output|response|contribution)\b" + _ROUND +
-    r"(?:\s+is|\s+will\s+be)?\s*[:=\-–—]?\s*",
-    _FLAGS,
-)
-_CHOOSE = re.compile(
-    r"^(?:i|we)(?:\s+will|\s+would|\s+shall|['’]ll|['’]d|(?:['’]m|\s+am)\s+going\s+to)?\s+"
-    r"(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put(?:\s+in)?|add)\s+",
-    _FLAGS,
-)
-_NUMBER_TAIL = re.compile(
-    r"^(?P<x>\d+)(?:\s+(?:units?|points?))?(?:\s+(?:to|into|in)\s+the\s+(?:shared\s+|common\s+)?pool)?"
-    + _ROUND + "$",
-    _FLAGS,
-)
-_CLAUSE_BREAK = re.compile(r"\n+|(?<=[.!?;])\s+|,\s+")
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", _FLAGS)
+_REFUSAL = re.compile("|".join(REFUSAL_PHRASES), re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -178,11 +120,14 @@ class ParsedAnswer:
         value: the option read, spelled exactly as in ``options``, or None.
         status: one of :data:`STATUSES`; ``value`` is set iff the status is ``valid``.
         method: one of :data:`METHODS` for a valid answer, else None.
+        kind: the answer's form (:data:`ANSWER_KINDS`: bare, form, json, tagged, glossed,
+            explained) for a valid answer, else None; not compared (``method`` is the coarse kind).
     """
 
     value: str | None
     status: str
     method: str | None = None
+    kind: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         valid = self.status == VALID
@@ -218,10 +163,13 @@ def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[
     body = answer_part(text)
     if body is None:
         return ParsedAnswer(None, TRUNCATED if cut else INVALID)
-    value, method = _read(body.strip(), options)
-    if value is not None:
-        return ParsedAnswer(None, TRUNCATED) if cut and method != STRICT else ParsedAnswer(value, VALID, method)
-    if _REFUSAL.search(body):
+    reading = read_commitment(body, options)
+    if reading.value is not None:
+        method = STRICT if reading.kind == BARE else LENIENT if reading.whole else EXPLAINED
+        if cut and method != STRICT:
+            return ParsedAnswer(None, TRUNCATED)
+        return ParsedAnswer(reading.value, VALID, method, reading.kind)
+    if _REFUSAL.search(plain(body)):
         return ParsedAnswer(None, REFUSED)
     return ParsedAnswer(None, TRUNCATED if cut else INVALID)
 
@@ -237,111 +185,6 @@ def check_options(options: Sequence[str]) -> None:
     if (not options or len(set(folded)) != len(folded)
             or any(not isinstance(o, str) or not o or o != o.strip() for o in options)):
         raise ValueError(f"options must be non-empty, distinct (ignoring case) strings, got {list(options)!r}")
-
-
-def answer_part(text: str) -> str | None:
-    """The part of ``text`` that answers: after the last reasoning block, before end-of-turn markers.
-
-    Returns:
-        That part (possibly empty), or None when a reasoning block is opened and never closed.
-    """
-    closes = list(_REASONING_CLOSE.finditer(text))
-    body = text[closes[-1].end():] if closes else text
-    if _REASONING_OPEN.search(body):
-        return None
-    return _TRAILING_MARKERS.sub("", body)
-
-
-def _read(body: str, options: Sequence[str]) -> tuple[str | None, str | None]:
-    if body in options:
-        return body, STRICT
-    from_json = _json_object(body)
-    if from_json is not None:
-        value = _from_json(from_json, options)
-        return (value, LENIENT) if value is not None else (None, None)
-    value = read_form(body, options)
-    if value is not None:
-        return value, LENIENT
-    value = _explained(body, options)
-    return (value, EXPLAINED) if value is not None else (None, None)
-
-
-def read_form(text: str, options: Sequence[str]) -> str | None:
-    """The option that ``text`` as a whole names in one documented form (rule 6), or None.
-
-    Wrappers, labels, first-person choices and (for numbers) units are peeled off in any order
-    until nothing changes; what is left must equal an option ignoring case.
-    """
-    core, previous = text, None
-    while core != previous:
-        previous = core
-        core = _unwrap(core)
-        core = _LABEL.sub("", core, count=1)
-        core = _CHOOSE.sub("", core, count=1)
-        number = _NUMBER_TAIL.match(core)
-        core = number.group("x") if number else core
-    return _match_option(core, options)
-
-
-def _unwrap(text: str) -> str:
-    previous = None
-    while previous != text:
-        previous = text
-        for enclosure in _ENCLOSURES:
-            found = enclosure.match(text)
-            text = found.group("x") if found else text
-        text = _TRAILING.sub("", _LEADING.sub("", text))
-    return text
-
-
-def _match_option(candidate: str, options: Sequence[str]) -> str | None:
-    for option in options:
-        if candidate.casefold() == option.casefold():
-            return option
-    return None
-
-
-def _json_object(text: str) -> dict | None:
-    try:
-        obj = json.loads(_FENCE.sub("", text))
-    except ValueError:
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
-def _from_json(obj: dict, options: Sequence[str]) -> str | None:
-    values = [obj[k] for k in obj if str(k).casefold() in JSON_KEYS]
-    if len(values) != 1 or not isinstance(values[0], (str, int)):
-        return None
-    return _match_option(str(values[0]).strip(), options)
-
-
-def _explained(body: str, options: Sequence[str]) -> str | None:
-    """Rule 7: exactly one committing clause; other clauses name no other option unless negated."""
-    committed, rejected, named = set(), set(), set()
-    for clause in _CLAUSE_BREAK.split(body):
-        if _NEGATION.search(clause):
-            rejected |= named_options(clause, options)
-            continue
-        value = read_form(clause, options)
-        if value is not None:
-            committed.add(value)
-        else:
-            named |= named_options(clause, options)
-    if len(committed) != 1:
-        return None
-    (value,) = committed
-    return value if value not in rejected and named <= {value} else None
-
-
-def named_options(text: str, options: Sequence[str]) -> set[str]:
-    """Options that stand alone as a token in ``text`` (ignoring case; ``20`` and ``0.5`` name neither 2 nor 0)."""
-    return {o for o in options if _token(o).search(text)}
-
-
-@functools.lru_cache(maxsize=256)
-def _token(option: str) -> re.Pattern:
-    return re.compile(r"(?<![^\W_])(?<!\d[.,])" + re.escape(option) + r"(?![^\W_])(?![.,]\d)", _FLAGS)
 
 
 def conforms(text: str | None, request: Mapping[str, Any]) -> bool | None:

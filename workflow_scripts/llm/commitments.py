@@ -1,0 +1,378 @@
+"""Which option an answer commits to, read as a careful person reads it (ours; issue 18).
+
+A reader looks for the sentence that commits ("Defect.", "I would choose to **Cooperate**",
+``{"choice": "R"}``, ``<final>2</final>``, ``FINAL: 4``, ``B) each player gives 2``) and reads the
+rest as explanation: an explanation may mention the other option ("Cooperating might look
+tempting...", "the pool has 84 and 2 rounds are left") without changing the answer. Options are
+not read from mentions. The answer is unread when
+
+- two commitments name different options (``L ... On second thought, R``, ``2 units. Maybe 4``,
+  ``..., actually I'll cooperate``): a revision or a hedge is a second commitment;
+- a conclusion names another option ("so Agent B should also defect", "the best strategy is to
+  cooperate") than the one committed to;
+- the committed option is rejected elsewhere (``I won't pick R. R``);
+- the only commitment is conditional ("If they play R, I play L") or none is made.
+
+Kinds (:data:`ANSWER_KINDS`): ``bare`` (exactly an option), ``form`` (one form is the whole
+answer: wrappers, labels, first-person sentences, units and currency), ``json`` (a JSON object
+with an answer key), ``tagged`` (an answer tag or template tokens around the commitment),
+``glossed`` (the option echoed with its meaning), ``explained`` (a commitment plus explanation).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from workflow_scripts.llm.answer_text import plain
+
+BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED = "bare", "form", "json", "tagged", "glossed", "explained"
+ANSWER_KINDS = (BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED)
+
+JSON_KEYS = ("choice", "action", "answer", "move", "option", "contribution")
+# Words that make a JSON key an answer key (``chosen_dish``, ``tokensContributed``, ``final_answer``).
+JSON_KEY_WORDS = frozenset(JSON_KEYS) | {
+    "chosen", "choose", "contribute", "contributed", "decision", "decide", "final", "amount",
+    "selection", "selected", "select", "pick", "vote", "output", "response", "offer", "bid", "play",
+}
+# Words that make a clause reject the options it names after them; each a regex, case-insensitive.
+NEGATION_CUES = (
+    r"\bnot\b", r"n(?:'|’)t\b", r"\bcannot\b", r"\bnever\b", r"\bno\b", r"\bnor\b", r"\bneither\b",
+    r"\binstead of\b", r"\brather than\b", r"\bavoid\b", r"\bagainst\b",
+)
+# Words that make a sentence conditional: its commitments are not the answer.
+CONDITIONAL_CUES = (r"\bif\b", r"\bunless\b", r"\botherwise\b", r"\bin case\b", r"\bprovided that\b", r"\bsuppose\b")
+
+_FLAGS = re.IGNORECASE
+_NEGATION = re.compile("|".join(NEGATION_CUES), _FLAGS)
+_CONDITIONAL = re.compile("|".join(CONDITIONAL_CUES), _FLAGS)
+_WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"“”‘’()[]<>$#") + r"\s"
+_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "€£])+")
+_TRAILING = re.compile(r"(?:\\[)\]]|[" + _WRAPPER_CHARS + ".!;,])+$")
+_ENCLOSURES = tuple(re.compile(p, re.DOTALL) for p in (
+    r"^\\(?:boxed|text|textbf|mathrm|mathbf)\{(?P<x>.*)\}$",
+    r"^\{(?P<x>.*)\}$",
+))
+_ROUND = r"(?:\s+(?:for|in)\s+(?:this\s+|the\s+next\s+|next\s+)?round(?:\s+\d+)?|\s+this\s+round)?"
+_GLUE = r"[*_`'\"]*"
+_LABEL = re.compile(
+    r"^(?:(?:the|my|our)\s+)?(?:final\s+|chosen\s+)?"
+    r"(?:answer|choice|decision|action|move|option|output|response|contribution|selection|verdict|final|vote)\b"
+    + _ROUND + _GLUE + r"(?:\s+is|\s+will\s+be|\s+would\s+be)?\s*" + _GLUE + r"\s*[:=\-–—]?\s*" + _GLUE + r"\s*",
+    _FLAGS,
+)
+_CHOOSE = re.compile(
+    r"^(?:i|we)(?:\s+will|\s+would|\s+shall|['’]ll|['’]d|(?:['’]m|\s+am)\s+going\s+to)?\s+"
+    r"(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put(?:\s+in)?|add)\s+(?:to\s+)?",
+    _FLAGS,
+)
+# Discourse markers before a form: "So R", "Maybe 4", "Actually, L", "On second thought, R".
+_MARKER = re.compile(
+    r"^(?:(?:and|but|so|then|thus|hence|therefore|still|well|ok(?:ay)?|sure|yes|alright|actually|maybe|perhaps|"
+    r"possibly|probably|finally|ultimately|overall|in\s+conclusion|in\s+summary|to\s+conclude|in\s+short|"
+    r"on\s+second\s+thought|wait|or|instead|alternatively|that\s+said)\b[\s,:\-–—]*)+",
+    _FLAGS,
+)
+_UNIT = r"(?:units?|points?|tokens?|coins?|credits?|dollars?|euros?|pounds?|usd|eur|gbp)"
+_NUMBER_TAIL = re.compile(
+    r"^(?P<x>\d+)(?:\s*" + _UNIT + r")?(?:\s+(?:to|into|in)\s+the\s+(?:shared\s+|common\s+|public\s+)?(?:pool|pot|account))?"
+    + _ROUND + "$",
+    _FLAGS,
+)
+# A negation rejects the options within a few words after it ("not pick R", "instead of R").
+_REJECTION_REACH = re.compile(r"^(?:\W*\w+){0,5}")
+_CLAUSE_BREAK = re.compile(r"(?<=[;,])\s+")
+_SENTENCE_BREAK = re.compile(r"\n+|(?<=[.!?])\s+")
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", _FLAGS)
+_TEMPLATE_TOKEN = re.compile(r"<\|[^|>]{1,40}\|>|<｜[^｜>]{1,40}｜>|<(?:start|end)_of_turn>|</?s>")
+_TAG = re.compile(r"</?(?P<name>[A-Za-z][\w\-]*)(?:\s[^<>]*)?/?>|\[/?(?P<bracket>[A-Z][A-Z_ ]+)\]")
+_ANSWER_TAGS = JSON_KEY_WORDS | {"result", "final_answer", "answer_choice"}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a text commits to: the option (or None), its kind, and whether one form was the whole text."""
+
+    value: str | None
+    kind: str | None
+    whole: bool = False
+
+
+def read_commitment(body: str, options: Sequence[str]) -> Reading:
+    """The one option ``body`` commits to, or an empty :class:`Reading` (module docstring).
+
+    Args:
+        body: the answer part of a raw answer (:func:`workflow_scripts.llm.answer_text.answer_part`).
+        options: the allowed answers, distinct ignoring case.
+    """
+    text = plain(body).strip()
+    if _fused(text, options):
+        return Reading(None, None)
+    if text in options:
+        return Reading(text, BARE, True)
+    whole_json = _json_value(_FENCE.sub("", text))
+    if whole_json is not None:
+        value = _from_json(whole_json, options)
+        return Reading(value, JSON, True) if value is not None else Reading(None, None)
+    value = read_form(text, options)
+    if value is not None:
+        return Reading(value, _form_kind(text, options), True)
+    text, json_values = _take_json(text, options)
+    text, tagged = _take_markup(text, options)
+    found = _Clauses(options)
+    for line in _without_enumerations(text, options):
+        for sentence in _SENTENCE_BREAK.split(line):
+            found.read_sentence(sentence)
+    found.committed.extend(json_values)
+    value = found.verdict()
+    if value is None:
+        return Reading(None, None)
+    kind = JSON if json_values else TAGGED if tagged else GLOSSED if found.glossed else EXPLAINED
+    return Reading(value, kind)
+
+
+class _Clauses:
+    """Commitments, conclusions and rejections gathered sentence by sentence."""
+
+    def __init__(self, options: Sequence[str]):
+        self.options = options
+        self.committed: list[str] = []
+        self.conclusions: set[str] = set()
+        self.rejected: set[str] = set()
+        self.loose: set[str] = set()  # options named beside an in-sentence commitment
+        self.formed = False
+        self.glossed = False
+        self.foreign = False
+
+    def read_sentence(self, sentence: str) -> None:
+        conditional = bool(_CONDITIONAL.search(sentence))
+        for clause in _CLAUSE_BREAK.split(sentence):
+            self._read_clause(clause, conditional)
+
+    def _read_clause(self, clause: str, conditional: bool) -> None:
+        cue = _NEGATION.search(clause)
+        before, after = (clause[:cue.start()], clause[cue.end():]) if cue else (clause, "")
+        if conditional:
+            return
+        self.rejected |= named_options(_REJECTION_REACH.match(after).group(0), self.options)
+        if _record_of_another(clause, self.options):
+            self.foreign = True
+            return
+        value = None if cue else read_form(clause, self.options)
+        if value is not None:
+            self.committed.append(value)
+            self.formed = True
+            self.glossed |= _gloss(_strip(clause), self.options) is not None
+            return
+        inner = _inner_commitments(before, self.options)
+        self.committed.extend(inner)
+        if inner:
+            self.loose |= named_options(before, self.options) - set(inner)
+        self.conclusions |= _conclusions(before, self.options)
+
+    def verdict(self) -> str | None:
+        if self.foreign or len(set(self.committed)) != 1:
+            return None
+        (value,) = set(self.committed)
+        if value in self.rejected or not self.conclusions <= {value}:
+            return None
+        if not self.formed and not (self.loose - self.rejected) <= {value}:
+            return None
+        return value
+
+
+def read_form(text: str, options: Sequence[str]) -> str | None:
+    """The option that ``text`` as a whole names in one form, or None.
+
+    Forms: wrappers (Markdown, quotes, brackets, ``\\boxed{}``, ``$..$``), labels (``Answer:``,
+    ``**Decision** -``, ``FINAL:``, ``The answer is``), discourse markers (``So``, ``Maybe``),
+    first-person choices (``I choose``, ``I'll put in``), units and currency after numbers
+    (``4 units``, ``4 dollars``, ``$4``), and the option echoed with its meaning (``R (defect)``,
+    ``B) each player gives 2``), peeled off in any order until nothing changes; what is left must
+    equal an option ignoring case.
+    """
+    core = _strip(text)
+    value = _match_option(core, options)
+    return value if value is not None else _gloss(core, options)
+
+
+def _strip(text: str) -> str:
+    core, previous = text, None
+    while core != previous:
+        previous = core
+        core = _unwrap(core)
+        core = _MARKER.sub("", core, count=1)
+        core = _LABEL.sub("", core, count=1)
+        core = _CHOOSE.sub("", core, count=1)
+        number = _NUMBER_TAIL.match(core)
+        core = number.group("x") if number else core
+    return core
+
+
+def _unwrap(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous = text
+        for enclosure in _ENCLOSURES:
+            found = enclosure.match(text)
+            text = found.group("x") if found else text
+        text = _TRAILING.sub("", _LEADING.sub("", text))
+    return text
+
+
+def _gloss(core: str, options: Sequence[str]) -> str | None:
+    """``R (defect)``, ``B) each player gives 2``, ``L: cooperate``: the option, if the gloss names no other."""
+    for option in options:
+        found = re.match(r"^" + re.escape(option) + r"\s*(?:\)|:|\(|\s[-–—])\s*(?P<gloss>\S.*)$", core, _FLAGS | re.DOTALL)
+        if found and named_options(found.group("gloss"), options) <= {option}:
+            return option
+    return None
+
+
+def _record_of_another(clause: str, options: Sequence[str]) -> bool:
+    """``'Agent B': 'Cooperate'``, ``Player 2: R``: an option recorded under a name that is not an answer label."""
+    found = re.match(r"^\W*(?P<name>[A-Za-z][\w ]{0,30}?)\W*\s*[:=]\s*" + _WRAP + r"(?P<x>[\w.]+)", clause)
+    if not found or _match_option(found.group("x"), options) is None:
+        return False
+    name = found.group("name")
+    own = re.search(r"\b(?:i|we|my|our|answer|choice|decision|action|move|option|output|response|contribution|final)\b", name, _FLAGS)
+    return own is None
+
+
+def _fused(text: str, options: Sequence[str]) -> bool:
+    """An option word fused with another (``DefectCooperate``, ``CooperDefect``): a garbled answer."""
+    words = [o.casefold() for o in options if len(o) >= 3 and o.isalpha()]
+    stems = [w[:max(4, len(w) - 3)] for w in words]
+    for token in re.findall(r"[^\W\d_]+", text.casefold()):
+        hits = [w for w, stem in zip(words, stems) if stem in token]
+        if len(hits) >= 2 or any(token.count(stem) >= 2 for stem in stems):
+            return True
+    return False
+
+
+def _form_kind(text: str, options: Sequence[str]) -> str:
+    return GLOSSED if _match_option(_strip(text), options) is None else FORM
+
+
+def _match_option(candidate: str, options: Sequence[str]) -> str | None:
+    for option in options:
+        if candidate.casefold() == option.casefold():
+            return option
+    return None
+
+
+def named_options(text: str, options: Sequence[str]) -> set[str]:
+    """Options that stand alone as a token in ``text`` (ignoring case; ``20`` and ``0.5`` name neither 2 nor 0)."""
+    return {o for o in options if _token(o).search(text)}
+
+
+@functools.lru_cache(maxsize=256)
+def _token(option: str) -> re.Pattern:
+    return re.compile(r"(?<![^\W_])(?<!\d[.,])" + re.escape(option) + r"(?![^\W_])(?![.,]\d)(?!\s*%)", _FLAGS)
+
+
+_WRAP = r"[*_`'\"“”‘’\[(]*\s*"
+_FIRST_PERSON = (
+    r"\b(?:i|we)(?:\s+(?:would|will|shall|must|am\s+going\s+to|have\s+decided\s+to|decide\s+to|want\s+to|plan\s+to)"
+    r"|['’](?:ll|d|m\s+going\s+to))?\s+(?:(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put\s+in|put|add|"
+    r"vote\s+for|invest|offer|send)\s+(?:to\s+)?)?(?:option\s+)?" + _WRAP,
+    r"\bmy\s+(?:final\s+)?(?:choice|move|decision|answer|contribution|action|vote)" + _ROUND
+    + r"(?:\s+is|\s+would\s+be|\s+will\s+be|\s*:)\s*(?:option\s+)?" + _WRAP,
+)
+_CONCLUSION = (
+    r"\bshould\s+(?:also\s+|still\s+|continue\s+to\s+|just\s+)?(?:choose\s+(?:to\s+)?|pick\s+|play\s+|go\s+with\s+)?" + _WRAP,
+    r"\b(?:best|optimal|rational|wisest|smartest)\b[^.;]{0,60}?\bis\s+to\s+(?:also\s+|always\s+)?(?:choose\s+(?:to\s+)?|pick\s+|play\s+)?" + _WRAP,
+    r"\binterest\s+to\s+(?:also\s+|continue\s+to\s+)?" + _WRAP,
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _phrases(option: str, heads: tuple[str, ...]) -> re.Pattern:
+    tail = r"(?![^\W_])(?![.,]\d)(?!\s*%)"
+    return re.compile("(?:" + "|".join(heads) + ")" + re.escape(option) + tail, _FLAGS)
+
+
+def _inner_commitments(clause: str, options: Sequence[str]) -> list[str]:
+    """Options a first-person decision inside ``clause`` commits to (``..., so I put in 4 units``)."""
+    return [o for o in options for _ in _phrases(o, _FIRST_PERSON).finditer(clause)]
+
+
+def _conclusions(clause: str, options: Sequence[str]) -> set[str]:
+    return {o for o in options if _phrases(o, _CONCLUSION).search(clause)}
+
+
+def _without_enumerations(text: str, options: Sequence[str]) -> list[str]:
+    """Lines of ``text`` without a list of the options (``1. ...``, ``**Option 2:** ...`` on two or more lines)."""
+    lines = text.split("\n")
+    marked = {}
+    for index, line in enumerate(lines):
+        found = re.match(r"^[\s>*#\-•]*(?:option\s+|choice\s+)?[\[(]?(?P<x>[^\s.):\]*]+)[*]*\s*[.):\]][*]*\s+\S", line, _FLAGS)
+        value = _match_option(found.group("x"), options) if found else None
+        if value is not None:
+            marked[index] = value
+    if len(set(marked.values())) < 2:
+        return lines
+    return [line for index, line in enumerate(lines) if index not in marked]
+
+
+def _json_value(text: str):
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _take_json(text: str, options: Sequence[str]) -> tuple[str, list[str]]:
+    """``text`` with its JSON objects cut out, and the options their answer keys hold."""
+    decoder, values, kept, index = json.JSONDecoder(), [], [], 0
+    while (start := text.find("{", index)) != -1:
+        try:
+            obj, end = decoder.raw_decode(text, start)
+        except ValueError:
+            kept.append(text[index:start + 1])
+            index = start + 1
+            continue
+        kept.append(text[index:start] + "\n")
+        index = end
+        if isinstance(obj, dict):
+            value = _from_json(obj, options)
+            values += [value] if value is not None else ([None] if _answer_values(obj) else [])
+    kept.append(text[index:])
+    return "".join(kept), values
+
+
+def _answer_values(obj: dict) -> list:
+    return [obj[k] for k in obj if _is_answer_key(str(k))]
+
+
+def _is_answer_key(key: str) -> bool:
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key).casefold().replace("_", " ").replace("-", " ").split()
+    return bool(words) and any(w in JSON_KEY_WORDS for w in words)
+
+
+def _from_json(obj: dict, options: Sequence[str]) -> str | None:
+    values = _answer_values(obj)
+    if len(values) != 1 or isinstance(values[0], bool) or not isinstance(values[0], (str, int)):
+        return None
+    return read_form(str(values[0]).strip(), options)
+
+
+def _take_markup(text: str, options: Sequence[str]) -> tuple[str, bool]:
+    """``text`` with tags and template tokens replaced by line breaks; whether an answer tag was among them."""
+    folded = {o.casefold() for o in options}
+    tagged = False
+
+    def cut(found: re.Match) -> str:
+        nonlocal tagged
+        name = (found.group("name") or found.group("bracket") or "").casefold()
+        if name in folded:
+            return found.group(0)
+        tagged |= any(w in _ANSWER_TAGS for w in name.replace("-", "_").split("_")) or name in _ANSWER_TAGS
+        return "\n"
+
+    text = _TEMPLATE_TOKEN.sub("\n", text)
+    return _TAG.sub(cut, text), tagged
