@@ -43,12 +43,19 @@ NEGATION_CUES = (
     r"\bnot\b", r"n(?:'|’)t\b", r"\bcannot\b", r"\bnever\b", r"\bno\b", r"\bnor\b", r"\bneither\b",
     r"\binstead of\b", r"\brather than\b", r"\bavoid\b", r"\bagainst\b",
 )
+# Words that open a revision: a clause starting so takes back what came before ("Actually, I'll cooperate").
+REVISION_CUES = (
+    r"actually", r"on\s+second\s+thoughts?", r"on\s+reflection", r"thinking\s+again", r"hmm+", r"no(?=\s*[,.!—–-])",
+    r"(?:just\s+)?kidding", r"let\s+me\s+change", r"(?:no\s+)?wait", r"scratch\s+that", r"correction", r"never\s*mind",
+    r"or\s+rather", r"let\s+me\s+reconsider", r"i(?:'ve|’ve|\s+have)?\s+change[ds]?\s+my\s+mind", r"instead(?!\s+of)",
+)
 # Words that make a sentence conditional: its commitments are not the answer.
 CONDITIONAL_CUES = (r"\bif\b", r"\bunless\b", r"\botherwise\b", r"\bin case\b", r"\bprovided that\b", r"\bsuppose\b")
 
 _FLAGS = re.IGNORECASE
 _NEGATION = re.compile("|".join(NEGATION_CUES), _FLAGS)
 _CONDITIONAL = re.compile("|".join(CONDITIONAL_CUES), _FLAGS)
+_REVISION = re.compile(r"^\W*(?:" + "|".join(REVISION_CUES) + r")\b", _FLAGS)
 _WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"“”‘’()[]<>$#") + r"\s"
 _LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "€£])+")
 _TRAILING = re.compile(r"(?:\\[)\]]|[" + _WRAPPER_CHARS + ".!;,])+$")
@@ -60,12 +67,12 @@ _ROUND = r"(?:\s+(?:for|in)\s+(?:this\s+|the\s+next\s+|next\s+)?round(?:\s+\d+)?
 _GLUE = r"[*_`'\"]*"
 _LABEL = re.compile(
     r"^(?:(?:the|my|our)\s+)?(?:final\s+|chosen\s+)?"
-    r"(?:answer|choice|decision|action|move|option|output|response|contribution|selection|verdict|final|vote)\b"
+    r"(?:answer|choice|decision|action|move|option|output|response|contribution|selection|verdict|final|vote|this\s+round)\b"
     + _ROUND + _GLUE + r"(?:\s+is|\s+will\s+be|\s+would\s+be)?\s*" + _GLUE + r"\s*[:=\-–—]?\s*" + _GLUE + r"\s*",
     _FLAGS,
 )
 _CHOOSE = re.compile(
-    r"^(?:i|we)(?:\s+will|\s+would|\s+shall|['’]ll|['’]d|(?:['’]m|\s+am)\s+going\s+to)?\s+"
+    r"^(?:(?:i|we)(?:\s+will|\s+would|\s+shall|['’]ll|['’]d|(?:['’]m|\s+am)\s+going\s+to)?\s+)?"
     r"(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put(?:\s+in)?|add)\s+(?:to\s+)?",
     _FLAGS,
 )
@@ -146,10 +153,14 @@ class _Clauses:
         self.formed = False
         self.glossed = False
         self.foreign = False
+        self.revisions: list[str] = []  # text from each revision cue after a commitment to the sentence's end
 
     def read_sentence(self, sentence: str) -> None:
         conditional = bool(_CONDITIONAL.search(sentence))
-        for clause in _CLAUSE_BREAK.split(sentence):
+        clauses = _CLAUSE_BREAK.split(sentence)
+        for index, clause in enumerate(clauses):
+            if _REVISION.match(clause) and self.committed:
+                self.revisions.append(_revision_text(clauses[index:]))
             self._read_clause(clause, conditional)
 
     def _read_clause(self, clause: str, conditional: bool) -> None:
@@ -158,14 +169,14 @@ class _Clauses:
         if conditional:
             return
         self.rejected |= named_options(_REJECTION_REACH.match(after).group(0), self.options)
-        if _record_of_another(clause, self.options):
-            self.foreign = True
-            return
         value = None if cue else read_form(clause, self.options)
         if value is not None:
             self.committed.append(value)
             self.formed = True
             self.glossed |= _gloss(_strip(clause), self.options) is not None
+            return
+        if _record_of_another(clause, self.options):
+            self.foreign = True
             return
         inner = _inner_commitments(before, self.options)
         self.committed.extend(inner)
@@ -177,6 +188,8 @@ class _Clauses:
         if self.foreign or len(set(self.committed)) != 1:
             return None
         (value,) = set(self.committed)
+        if any(value not in _revised_to(text, self.options) for text in self.revisions):
+            return None
         if value in self.rejected or not self.conclusions <= {value}:
             return None
         if not self.formed and not (self.loose - self.rejected) <= {value}:
@@ -230,6 +243,19 @@ def _gloss(core: str, options: Sequence[str]) -> str | None:
         if found and named_options(found.group("gloss"), options) <= {option}:
             return option
     return None
+
+
+def _revision_text(clauses: list[str]) -> str:
+    return " ".join(clauses)
+
+
+def _revised_to(text: str, options: Sequence[str]) -> set[str]:
+    """What a revision commits to: one option read from it (as a form or first-person decision), else none."""
+    value = read_form(text, options)
+    if value is not None:
+        return {value}
+    inner = set(_inner_commitments(text, options))
+    return inner if len(inner) == 1 and not (named_options(text, options) - inner) else set()
 
 
 def _record_of_another(clause: str, options: Sequence[str]) -> bool:
