@@ -10,34 +10,43 @@ Rules, in this order (each a kind of answer, not a list of quoted strings):
 
 1. ``refused``: the provider's finish reason is ``content_filter``, whatever the text.
 2. ``empty``: no text, or only whitespace (``truncated`` when the finish reason is ``length``).
-3. Reasoning: everything up to the last closing tag of :data:`REASONING_TAGS` (``</think>``,
-   ``</thinking>``, ``</reasoning>``, ...) is reasoning, not the answer. The opening tag may be
-   missing (it was part of the prompt): ``weighing it up...</think>\\nL`` answers ``L``. An opening
-   tag with no closing tag after it means the answer never came: ``truncated`` on ``length``,
-   else ``invalid``.
-4. Trailing end-of-turn markers (:data:`END_OF_TURN_MARKERS`: ``<end_of_turn>``, ``</s>``,
-   ``<|eot_id|>``, ``<|im_end|>``, ...) are not part of the answer.
-5. ``strict``: what remains, stripped of surrounding whitespace, is exactly an option.
-6. ``lenient``: what remains is one *form* naming one option, read case-insensitively:
-   wrappers (Markdown emphasis and code, quotes, brackets, ``\\boxed{}``/``\\text{}``, ``$..$``,
-   trailing ``.!;,``), labels (``Answer: L``, ``Decision: R``, ``Move for round 7: L``, ``The
-   answer is R``, ``Final answer - 4``, ``My contribution this round is 2``), first-person choices
-   (``I choose R``, ``I'll go with L``, ``I will put 0 units into the pool``), and for numeric
-   options a unit and destination (``2 units``, ``4 units to the pool this round``); these
-   compose (``Decision: **\\boxed{L}**``). A JSON object whose only answer key
-   (:data:`JSON_KEYS`) holds an option (``{"choice": "L"}``, ``{"contribution": 4}``) is a form
-   too; a JSON answer is read by this rule alone.
-7. ``explained``: the answer splits into clauses (at line breaks, at ``.``, ``!``, ``?``, ``;``
-   followed by a space, and at ``,`` followed by a space); exactly one clause is a form (rule 6)
-   and no other clause names another option, except clauses that negate (:data:`NEGATION_CUES`: ``not``, ``n't``, ``never``, ``instead of``, ...), whose options
-   are rejected and cannot be the answer. ``R\\n\\nI retaliate because...`` is ``R``;
-   ``I won't pick R. L`` is ``L``; ``L\\n\\nOn second thought, R`` and ``I choose L because R is
-   mean`` are ``invalid``. An option is *named* when it stands alone as a token, compared
-   ignoring case (so with options ``A``/``B``/``C`` the article "a" names ``A``: invalid, never
-   guessed).
-8. Otherwise no option is read: ``refused`` when the text declines (:data:`REFUSAL_PHRASES`),
+3. The answer part (:func:`workflow_scripts.llm.answer_text.answer_part`): after the last
+   reasoning block of :data:`REASONING_TAGS` (``</think>``, ``</thinking>``, ``</scratchpad>``,
+   ...; the opening tag may be missing, it was part of the prompt) or after the final channel of
+   the open-weight reasoning format (``<|channel|>analysis<|message|>...<|channel|>final<|message|>R``),
+   without trailing end-of-turn markers (:data:`END_OF_TURN_MARKERS`). Reasoning opened and never
+   closed (an analysis channel without a final one) means the answer never came: ``truncated``
+   on ``length``, else ``invalid``. The part is then read in plain characters: NFKC (full-width
+   letters, no-break spaces) without zero-width characters.
+4. ``strict``: the part, stripped of surrounding whitespace, is exactly an option.
+5. ``lenient``: the part as a whole is one *form* naming one option
+   (:func:`workflow_scripts.llm.commitments.read_form`): wrappers (Markdown, quotes, brackets,
+   ``\\boxed{}``, ``$..$``), labels (``Answer: L``, ``**Decision** - R``, ``FINAL: 4``), discourse
+   markers (``So R``), first-person choices (``I'll go with L``, ``I will put 0 units into the
+   pool``), units and currency after numbers (``4 units``, ``4 dollars``, ``[$4]``), the option
+   echoed with its meaning (``R (defect)``, ``B) each player gives 2``); or one JSON object whose
+   one answer key (:data:`JSON_KEYS`, or a key with an answer word: ``tokens_contributed``,
+   ``chosen_dish``) holds an option.
+6. ``explained``: a careful reader's reading
+   (:func:`workflow_scripts.llm.commitments.read_commitment`): the text commits once (a clause that
+   is a form, a first-person decision inside a sentence such as ``..., so I put in 4 units``, a
+   JSON object inside prose or template tokens, an answer tag ``<choice>R</choice>``, a labelled
+   final line after long reasoning) and the rest explains. An explanation may mention the other
+   options (``Defect.\\n\\nCooperating might look tempting ...`` is ``Defect``); it is read
+   ``invalid`` when it commits again to another option (``L\\n\\nOn second thought, R``,
+   ``2 units. Maybe 4``), revises (``..., actually I'll cooperate``), concludes another option
+   (``so Agent B should also defect``), rejects the committed one (``I won't pick R. R``; a
+   negation, :data:`NEGATION_CUES`, rejects the options a few words after it), commits only
+   under a condition (``If they play R, I play L``), fuses option words (``DefectCooperate``) or
+   records an option under another name (``Agent A: Cooperate``).
+7. Otherwise no option is read: ``refused`` when the text declines (:data:`REFUSAL_PHRASES`),
    else ``truncated`` on ``length``, else ``invalid``. A committed option always beats a refusal
-   phrase (``I'm sorry they defected. R`` is ``R``), and negation is not refusal.
+   phrase (``As a language model I have no wishes; still, my move is L.`` is ``L``), and negation
+   is not refusal.
+
+Each valid answer also carries its kind (``ParsedAnswer.kind``, one of :data:`ANSWER_KINDS`: bare,
+form, json, tagged, glossed, explained), kept in every answer table as ``answer_kind``. Measured on
+real answers: tests/llm/test_real_answers.py (issue 18).
 
 A ``lenient`` or ``explained`` answer cut off by the token limit (``length``) is ``truncated``: the
 text might have gone on to change its mind. A ``strict`` one stays ``valid`` (``max_tokens=1``
@@ -88,7 +97,7 @@ VALID, INVALID, EMPTY, TRUNCATED, REFUSED, FAILED = (
 )
 
 STRICT, LENIENT, EXPLAINED = "strict", "lenient", "explained"
-METHODS = (STRICT, LENIENT, EXPLAINED)  # how a valid answer was read: rules 5, 6, 7 above
+METHODS = (STRICT, LENIENT, EXPLAINED)  # how a valid answer was read: rules 4, 5, 6 above
 
 # Phrases by which a text declines to answer (rule 8); each is a regex matched case-insensitively.
 REFUSAL_PHRASES = (
@@ -138,7 +147,7 @@ class ParsedAnswer:
 
 
 def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[str]) -> ParsedAnswer:
-    """Read one raw answer against the allowed options (rules 1-8 of the module docstring).
+    """Read one raw answer against the allowed options (rules 1-7 of the module docstring).
 
     Args:
         text: the model's raw message content, unchanged (None counts as empty).
