@@ -37,9 +37,12 @@ END_OF_TURN_MARKERS = (
     "<｜end▁of▁sentence｜>",
 )
 # gpt-oss "harmony" channels: <|channel|>analysis<|message|>...<|end|><|start|>assistant<|channel|>final<|message|>R.
-# Servers that drop special tokens leave "analysis...assistantfinalR".
-_FINAL_CHANNEL = re.compile(r"<\|channel\|>\s*final\s*(?:<\|constrain\|>\s*\w+\s*)?<\|message\|>|(?<=[^\W_])assistantfinal", re.I)
-_ANALYSIS_CHANNEL = re.compile(r"^\s*(?:<\|start\|>\s*assistant\s*)?(?:<\|channel\|>\s*analysis\b|analysis(?=[A-Z]))", re.I)
+# Servers that drop special tokens leave "assistantanalysisWe need to...assistantfinal1" (seen in
+# public gpt-oss-20b logs, tests/llm/data/real_answers/gaims_channels.jsonl).
+_FINAL_CHANNEL = re.compile(r"<\|channel\|>\s*final\s*(?:<\|constrain\|>\s*\w+\s*)?<\|message\|>|assistantfinal", re.I)
+_ANALYSIS_CHANNEL = re.compile(
+    r"^\s*(?:<\|start\|>\s*)?(?:assistant\s*)?(?:<\|channel\|>\s*analysis\b|analysis(?=[A-Z]))", re.I
+)
 # Zero-width and invisible format characters (ZWSP, ZWNJ, ZWJ, word joiner, BOM, soft hyphen,
 # Mongolian vowel separator): removed; NFKC then folds full-width letters and no-break spaces.
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e]")

@@ -153,6 +153,7 @@ class _Clauses:
         self.formed = False
         self.glossed = False
         self.foreign = False
+        self.undecided = False  # a clause offering two options ("L or R", "maybe 2 or 4")
         self.revisions: list[str] = []  # text from each revision cue after a commitment to the sentence's end
 
     def read_sentence(self, sentence: str) -> None:
@@ -169,6 +170,9 @@ class _Clauses:
         if conditional:
             return
         self.rejected |= named_options(_REJECTION_REACH.match(after).group(0), self.options)
+        if _alternatives(clause, self.options):
+            self.undecided = True
+            return
         value = None if cue else read_form(clause, self.options)
         if value is not None:
             self.committed.append(value)
@@ -185,7 +189,7 @@ class _Clauses:
         self.conclusions |= _conclusions(before, self.options)
 
     def verdict(self) -> str | None:
-        if self.foreign or len(set(self.committed)) != 1:
+        if self.foreign or self.undecided or len(set(self.committed)) != 1:
             return None
         (value,) = set(self.committed)
         if any(value not in _revised_to(text, self.options) for text in self.revisions):
@@ -243,6 +247,13 @@ def _gloss(core: str, options: Sequence[str]) -> str | None:
         if found and named_options(found.group("gloss"), options) <= {option}:
             return option
     return None
+
+
+def _alternatives(clause: str, options: Sequence[str]) -> bool:
+    """Whether ``clause`` is two or more options offered as alternatives (``A or B``, ``2/4``)."""
+    parts = re.split(r"\s+(?:or|and/or)\s+|\s*/\s*", clause, flags=_FLAGS)
+    values = [read_form(part, options) for part in parts]
+    return len(parts) >= 2 and None not in values and len(set(values)) >= 2
 
 
 def _revision_text(clauses: list[str]) -> str:
