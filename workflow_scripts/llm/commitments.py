@@ -72,7 +72,8 @@ _LABEL = re.compile(
     _FLAGS,
 )
 _CHOOSE = re.compile(
-    r"^(?:(?:i|we)(?:\s+will|\s+would|\s+shall|['’]ll|['’]d|(?:['’]m|\s+am)\s+going\s+to)?\s+)?"
+    r"^(?:(?:i|we)(?:\s+will|\s+would|\s+shall|['’]ll|['’]d|(?:['’]m|\s+am)\s+going\s+to)?"
+    r"(?:\s+(?:still|also|just|again|simply|definitely|now|then|therefore|once\s+more))?\s+)?"
     r"(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put(?:\s+in)?|add)\s+(?:to\s+)?",
     _FLAGS,
 )
@@ -312,9 +313,10 @@ def _token(option: str) -> re.Pattern:
 
 
 _WRAP = r"[*_`'\"“”‘’\[(]*\s*"
+_ADVERB = r"(?:\s+(?:still|also|just|again|simply|definitely|now|then|therefore|once\s+more))?"
 _FIRST_PERSON = (
     r"\b(?:i|we)(?:\s+(?:would|will|shall|must|am\s+going\s+to|have\s+decided\s+to|decide\s+to|want\s+to|plan\s+to)"
-    r"|['’](?:ll|d|m\s+going\s+to))?\s+(?:(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put\s+in|put|add|"
+    r"|['’](?:ll|d|m\s+going\s+to))?" + _ADVERB + r"\s+(?:(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put\s+in|put|add|"
     r"vote\s+for|invest|offer|send)\s+(?:to\s+)?)?(?:option\s+)?" + _WRAP,
     r"\bmy\s+(?:final\s+)?(?:choice|move|decision|answer|contribution|action|vote)" + _ROUND
     + r"(?:\s+is|\s+would\s+be|\s+will\s+be|\s*:)\s*(?:option\s+)?" + _WRAP,
