@@ -84,6 +84,11 @@ _MARKER = re.compile(
     r"on\s+second\s+thought|wait|or|instead|alternatively|that\s+said)\b[\s,:\-–—]*)+",
     _FLAGS,
 )
+# "R is my choice", "4 will be my contribution": the option owned as the answer.
+_OWNED = re.compile(
+    r"^(?P<x>\S+?)[*_`'\"]*\s+(?:is|will\s+be|would\s+be)\s+my\s+(?:final\s+)?(?:choice|answer|move|decision|contribution)$",
+    _FLAGS,
+)
 _UNIT = r"(?:units?|points?|tokens?|coins?|credits?|dollars?|euros?|pounds?|usd|eur|gbp)"
 _NUMBER_TAIL = re.compile(
     r"^(?P<x>\d+)(?:\s*" + _UNIT + r")?(?:\s+(?:to|into|in)\s+the\s+(?:shared\s+|common\s+|public\s+)?(?:pool|pot|account))?"
@@ -222,6 +227,7 @@ def _strip(text: str) -> str:
     while core != previous:
         previous = core
         core = _unwrap(core)
+        core = _OWNED.sub(r"\g<x>", core, count=1)
         core = _MARKER.sub("", core, count=1)
         core = _LABEL.sub("", core, count=1)
         core = _CHOOSE.sub("", core, count=1)
@@ -271,8 +277,9 @@ def _revised_to(text: str, options: Sequence[str]) -> set[str]:
 
 
 def _record_of_another(clause: str, options: Sequence[str]) -> bool:
-    """``'Agent B': 'Cooperate'``, ``Player 2: R``: an option recorded under a name that is not an answer label."""
-    found = re.match(r"^\W*(?P<name>[A-Za-z][\w ]{0,30}?)\W*\s*[:=]\s*" + _WRAP + r"(?P<x>[\w.]+)", clause)
+    """``'Agent B': 'Cooperate'``, ``Player 2: R``: an option recorded under a name that is not an answer
+    label (a record of someone's move), not a sentence after a label (``Reason: R is risky``)."""
+    found = re.match(r"^\W*(?P<name>[A-Za-z][\w ]{0,30}?)\W*\s*[:=]\s*" + _WRAP + r"(?P<x>[\w.]+?)(?!\w)(?![\s*_`'\"]+[a-z])", clause)
     if not found or _match_option(found.group("x"), options) is None:
         return False
     name = found.group("name")
