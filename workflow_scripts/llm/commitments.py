@@ -13,7 +13,8 @@ not read from mentions. The answer is unread when
 - the committed option is rejected elsewhere (``I won't pick R. R``);
 - the only commitment is conditional ("If they play R, I play L") or none is made.
 
-Kinds (:data:`ANSWER_KINDS`): ``bare`` (exactly an option), ``form`` (one form is the whole
+One form as a whole is :mod:`workflow_scripts.llm.forms`; JSON and tags inside a text are
+:mod:`workflow_scripts.llm.structured`. Kinds (:data:`ANSWER_KINDS`): ``bare`` (exactly an option), ``form`` (one form is the whole
 answer: wrappers, labels, first-person sentences, units and currency), ``json`` (a JSON object
 with an answer key), ``tagged`` (an answer tag or template tokens around the commitment),
 ``glossed`` (the option echoed with its meaning), ``explained`` (a commitment plus explanation).
@@ -22,22 +23,17 @@ with an answer key), ``tagged`` (an answer tag or template tokens around the com
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
 from typing import Sequence
 
 from workflow_scripts.llm.answer_text import plain
+from workflow_scripts.llm.forms import ROUND_PHRASE, form_core, gloss, match_option, named_options, read_form
+from workflow_scripts.llm.structured import FENCE, json_object, option_in_json, take_json, take_markup
 
 BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED = "bare", "form", "json", "tagged", "glossed", "explained"
 ANSWER_KINDS = (BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED)
 
-JSON_KEYS = ("choice", "action", "answer", "move", "option", "contribution")
-# Words that make a JSON key an answer key (``chosen_dish``, ``tokensContributed``, ``final_answer``).
-JSON_KEY_WORDS = frozenset(JSON_KEYS) | {
-    "chosen", "choose", "contribute", "contributed", "decision", "decide", "final", "amount",
-    "selection", "selected", "select", "pick", "vote", "output", "response", "offer", "bid", "play",
-}
 # Words that make a clause reject the options it names after them; each a regex, case-insensitive.
 NEGATION_CUES = (
     r"\bnot\b", r"n(?:'|’)t\b", r"\bcannot\b", r"\bnever\b", r"\bno\b", r"\bnor\b", r"\bneither\b",
@@ -56,53 +52,10 @@ _FLAGS = re.IGNORECASE
 _NEGATION = re.compile("|".join(NEGATION_CUES), _FLAGS)
 _CONDITIONAL = re.compile("|".join(CONDITIONAL_CUES), _FLAGS)
 _REVISION = re.compile(r"^\W*(?:" + "|".join(REVISION_CUES) + r")\b", _FLAGS)
-_WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"“”‘’()[]<>$#") + r"\s"
-_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "€£])+")
-_TRAILING = re.compile(r"(?:\\[)\]]|[" + _WRAPPER_CHARS + ".!;,])+$")
-_ENCLOSURES = tuple(re.compile(p, re.DOTALL) for p in (
-    r"^\\(?:boxed|text|textbf|mathrm|mathbf)\{(?P<x>.*)\}$",
-    r"^\{(?P<x>.*)\}$",
-))
-_ROUND = r"(?:\s+(?:for|in)\s+(?:this\s+|the\s+next\s+|next\s+)?round(?:\s+\d+)?|\s+this\s+round)?"
-_GLUE = r"[*_`'\"]*"
-_LABEL = re.compile(
-    r"^(?:(?:the|my|our)\s+)?(?:final\s+|chosen\s+)?"
-    r"(?:answer|choice|decision|action|move|option|output|response|contribution|selection|verdict|final|vote|this\s+round)\b"
-    + _ROUND + _GLUE + r"(?:\s+is|\s+will\s+be|\s+would\s+be)?\s*" + _GLUE + r"\s*[:=\-–—]?\s*" + _GLUE + r"\s*",
-    _FLAGS,
-)
-_CHOOSE = re.compile(
-    r"^(?:(?:i|we)(?:\s+will|\s+would|\s+shall|['’]ll|['’]d|(?:['’]m|\s+am)\s+going\s+to)?"
-    r"(?:\s+(?:still|also|just|again|simply|definitely|now|then|therefore|once\s+more))?\s+)?"
-    r"(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put(?:\s+in)?|add)\s+(?:to\s+)?",
-    _FLAGS,
-)
-# Discourse markers before a form: "So R", "Maybe 4", "Actually, L", "On second thought, R".
-_MARKER = re.compile(
-    r"^(?:(?:and|but|so|then|thus|hence|therefore|still|well|ok(?:ay)?|sure|yes|alright|actually|maybe|perhaps|"
-    r"possibly|probably|finally|ultimately|overall|in\s+conclusion|in\s+summary|to\s+conclude|in\s+short|"
-    r"on\s+second\s+thought|wait|or|instead|alternatively|that\s+said)\b[\s,:\-–—]*)+",
-    _FLAGS,
-)
-# "R is my choice", "4 will be my contribution": the option owned as the answer.
-_OWNED = re.compile(
-    r"^(?P<x>\S+?)[*_`'\"]*\s+(?:is|will\s+be|would\s+be)\s+my\s+(?:final\s+)?(?:choice|answer|move|decision|contribution)$",
-    _FLAGS,
-)
-_UNIT = r"(?:units?|points?|tokens?|coins?|credits?|dollars?|euros?|pounds?|usd|eur|gbp)"
-_NUMBER_TAIL = re.compile(
-    r"^(?P<x>\d+)(?:\s*" + _UNIT + r")?(?:\s+(?:to|into|in)\s+the\s+(?:shared\s+|common\s+|public\s+)?(?:pool|pot|account))?"
-    + _ROUND + "$",
-    _FLAGS,
-)
 # A negation rejects the options within a few words after it ("not pick R", "instead of R").
 _REJECTION_REACH = re.compile(r"^(?:\W*\w+){0,5}")
 _CLAUSE_BREAK = re.compile(r"(?<=[;,])\s+")
 _SENTENCE_BREAK = re.compile(r"\n+|(?<=[.!?])\s+")
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", _FLAGS)
-_TEMPLATE_TOKEN = re.compile(r"<\|[^|>]{1,40}\|>|<｜[^｜>]{1,40}｜>|<(?:start|end)_of_turn>|</?s>")
-_TAG = re.compile(r"</?(?P<name>[A-Za-z][\w\-]*)(?:\s[^<>]*)?/?>|\[/?(?P<bracket>[A-Z][A-Z_ ]+)\]")
-_ANSWER_TAGS = JSON_KEY_WORDS | {"result", "final_answer", "answer_choice"}
 
 
 @dataclass(frozen=True)
@@ -126,15 +79,15 @@ def read_commitment(body: str, options: Sequence[str]) -> Reading:
         return Reading(None, None)
     if text in options:
         return Reading(text, BARE, True)
-    whole_json = _json_value(_FENCE.sub("", text))
+    whole_json = json_object(FENCE.sub("", text))
     if whole_json is not None:
-        value = _from_json(whole_json, options)
+        value = option_in_json(whole_json, options)
         return Reading(value, JSON, True) if value is not None else Reading(None, None)
     value = read_form(text, options)
     if value is not None:
         return Reading(value, _form_kind(text, options), True)
-    text, json_values = _take_json(text, options)
-    text, tagged = _take_markup(text, options)
+    text, json_values = take_json(text, options)
+    text, tagged = take_markup(text, options)
     found = _Clauses(options)
     for line in _without_enumerations(text, options):
         for sentence in _SENTENCE_BREAK.split(line):
@@ -183,7 +136,7 @@ class _Clauses:
         if value is not None:
             self.committed.append(value)
             self.formed = True
-            self.glossed |= _gloss(_strip(clause), self.options) is not None
+            self.glossed |= gloss(form_core(clause), self.options) is not None
             return
         if _record_of_another(clause, self.options):
             self.foreign = True
@@ -205,55 +158,6 @@ class _Clauses:
         if not self.formed and not (self.loose - self.rejected) <= {value}:
             return None
         return value
-
-
-def read_form(text: str, options: Sequence[str]) -> str | None:
-    """The option that ``text`` as a whole names in one form, or None.
-
-    Forms: wrappers (Markdown, quotes, brackets, ``\\boxed{}``, ``$..$``), labels (``Answer:``,
-    ``**Decision** -``, ``FINAL:``, ``The answer is``), discourse markers (``So``, ``Maybe``),
-    first-person choices (``I choose``, ``I'll put in``), units and currency after numbers
-    (``4 units``, ``4 dollars``, ``$4``), and the option echoed with its meaning (``R (defect)``,
-    ``B) each player gives 2``), peeled off in any order until nothing changes; what is left must
-    equal an option ignoring case.
-    """
-    core = _strip(text)
-    value = _match_option(core, options)
-    return value if value is not None else _gloss(core, options)
-
-
-def _strip(text: str) -> str:
-    core, previous = text, None
-    while core != previous:
-        previous = core
-        core = _unwrap(core)
-        core = _OWNED.sub(r"\g<x>", core, count=1)
-        core = _MARKER.sub("", core, count=1)
-        core = _LABEL.sub("", core, count=1)
-        core = _CHOOSE.sub("", core, count=1)
-        number = _NUMBER_TAIL.match(core)
-        core = number.group("x") if number else core
-    return core
-
-
-def _unwrap(text: str) -> str:
-    previous = None
-    while previous != text:
-        previous = text
-        for enclosure in _ENCLOSURES:
-            found = enclosure.match(text)
-            text = found.group("x") if found else text
-        text = _TRAILING.sub("", _LEADING.sub("", text))
-    return text
-
-
-def _gloss(core: str, options: Sequence[str]) -> str | None:
-    """``R (defect)``, ``B) each player gives 2``, ``L: cooperate``: the option, if the gloss names no other."""
-    for option in options:
-        found = re.match(r"^" + re.escape(option) + r"\s*(?:\)|:|\(|\s[-–—])\s*(?P<gloss>\S.*)$", core, _FLAGS | re.DOTALL)
-        if found and named_options(found.group("gloss"), options) <= {option}:
-            return option
-    return None
 
 
 def _alternatives(clause: str, options: Sequence[str]) -> bool:
@@ -280,7 +184,7 @@ def _record_of_another(clause: str, options: Sequence[str]) -> bool:
     """``'Agent B': 'Cooperate'``, ``Player 2: R``: an option recorded under a name that is not an answer
     label (a record of someone's move), not a sentence after a label (``Reason: R is risky``)."""
     found = re.match(r"^\W*(?P<name>[A-Za-z][\w ]{0,30}?)\W*\s*[:=]\s*" + _WRAP + r"(?P<x>[\w.]+?)(?!\w)(?![\s*_`'\"]+[a-z])", clause)
-    if not found or _match_option(found.group("x"), options) is None:
+    if not found or match_option(found.group("x"), options) is None:
         return False
     name = found.group("name")
     own = re.search(r"\b(?:i|we|my|our|answer|choice|decision|action|move|option|output|response|contribution|final)\b", name, _FLAGS)
@@ -299,24 +203,7 @@ def _fused(text: str, options: Sequence[str]) -> bool:
 
 
 def _form_kind(text: str, options: Sequence[str]) -> str:
-    return GLOSSED if _match_option(_strip(text), options) is None else FORM
-
-
-def _match_option(candidate: str, options: Sequence[str]) -> str | None:
-    for option in options:
-        if candidate.casefold() == option.casefold():
-            return option
-    return None
-
-
-def named_options(text: str, options: Sequence[str]) -> set[str]:
-    """Options that stand alone as a token in ``text`` (ignoring case; ``20`` and ``0.5`` name neither 2 nor 0)."""
-    return {o for o in options if _token(o).search(text)}
-
-
-@functools.lru_cache(maxsize=256)
-def _token(option: str) -> re.Pattern:
-    return re.compile(r"(?<![^\W_])(?<!\d[.,])" + re.escape(option) + r"(?![^\W_])(?![.,]\d)(?!\s*%)", _FLAGS)
+    return GLOSSED if match_option(form_core(text), options) is None else FORM
 
 
 _WRAP = r"[*_`'\"“”‘’\[(]*\s*"
@@ -325,7 +212,7 @@ _FIRST_PERSON = (
     r"\b(?:i|we)(?:\s+(?:would|will|shall|must|am\s+going\s+to|have\s+decided\s+to|decide\s+to|want\s+to|plan\s+to)"
     r"|['’](?:ll|d|m\s+going\s+to))?" + _ADVERB + r"\s+(?:(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put\s+in|put|add|"
     r"vote\s+for|invest|offer|send)\s+(?:to\s+)?)?(?:option\s+)?" + _WRAP,
-    r"\bmy\s+(?:final\s+)?(?:choice|move|decision|answer|contribution|action|vote)" + _ROUND
+    r"\bmy\s+(?:final\s+)?(?:choice|move|decision|answer|contribution|action|vote)" + ROUND_PHRASE
     + r"(?:\s+is|\s+would\s+be|\s+will\s+be|\s*:)\s*(?:option\s+)?" + _WRAP,
 )
 _CONCLUSION = (
@@ -356,7 +243,7 @@ def _without_enumerations(text: str, options: Sequence[str]) -> list[str]:
     marked = {}
     for index, line in enumerate(lines):
         found = re.match(r"^[\s>*#\-•]*(?:option\s+|choice\s+)?[\[(]?(?P<x>[^\s.):\]*]+)[*]*\s*[.):\]][*]*\s+\S", line, _FLAGS)
-        value = _match_option(found.group("x"), options) if found else None
+        value = match_option(found.group("x"), options) if found else None
         if value is not None:
             marked[index] = value
     if len(set(marked.values())) < 2:
@@ -364,61 +251,3 @@ def _without_enumerations(text: str, options: Sequence[str]) -> list[str]:
     return [line for index, line in enumerate(lines) if index not in marked]
 
 
-def _json_value(text: str):
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _take_json(text: str, options: Sequence[str]) -> tuple[str, list[str]]:
-    """``text`` with its JSON objects cut out, and the options their answer keys hold."""
-    decoder, values, kept, index = json.JSONDecoder(), [], [], 0
-    while (start := text.find("{", index)) != -1:
-        try:
-            obj, end = decoder.raw_decode(text, start)
-        except ValueError:
-            kept.append(text[index:start + 1])
-            index = start + 1
-            continue
-        kept.append(text[index:start] + "\n")
-        index = end
-        if isinstance(obj, dict):
-            value = _from_json(obj, options)
-            values += [value] if value is not None else ([None] if _answer_values(obj) else [])
-    kept.append(text[index:])
-    return "".join(kept), values
-
-
-def _answer_values(obj: dict) -> list:
-    return [obj[k] for k in obj if _is_answer_key(str(k))]
-
-
-def _is_answer_key(key: str) -> bool:
-    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key).casefold().replace("_", " ").replace("-", " ").split()
-    return bool(words) and any(w in JSON_KEY_WORDS for w in words)
-
-
-def _from_json(obj: dict, options: Sequence[str]) -> str | None:
-    values = _answer_values(obj)
-    if len(values) != 1 or isinstance(values[0], bool) or not isinstance(values[0], (str, int)):
-        return None
-    return read_form(str(values[0]).strip(), options)
-
-
-def _take_markup(text: str, options: Sequence[str]) -> tuple[str, bool]:
-    """``text`` with tags and template tokens replaced by line breaks; whether an answer tag was among them."""
-    folded = {o.casefold() for o in options}
-    tagged = False
-
-    def cut(found: re.Match) -> str:
-        nonlocal tagged
-        name = (found.group("name") or found.group("bracket") or "").casefold()
-        if name in folded:
-            return found.group(0)
-        tagged |= any(w in _ANSWER_TAGS for w in name.replace("-", "_").split("_")) or name in _ANSWER_TAGS
-        return "\n"
-
-    text = _TEMPLATE_TOKEN.sub("\n", text)
-    return _TAG.sub(cut, text), tagged

@@ -68,9 +68,9 @@ from typing import Any, Mapping, Sequence
 import jsonschema
 
 from workflow_scripts.llm.answer_text import END_OF_TURN_MARKERS, REASONING_TAGS, answer_part, plain  # noqa: F401
-from workflow_scripts.llm.commitments import (  # noqa: F401
-    ANSWER_KINDS, BARE, JSON_KEYS, NEGATION_CUES, Reading, named_options, read_commitment, read_form,
-)
+from workflow_scripts.llm.commitments import ANSWER_KINDS, BARE, NEGATION_CUES, read_commitment  # noqa: F401
+from workflow_scripts.llm.forms import named_options, read_form  # noqa: F401
+from workflow_scripts.llm.structured import JSON_KEYS  # noqa: F401
 
 
 class Status(enum.StrEnum):
