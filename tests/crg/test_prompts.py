@@ -24,6 +24,7 @@ Pool so far: 22 (target: 120)
 Current round: 3 of 10
 You are Player 2. Your remaining units: 38"""
 ANSWER = "Answer with exactly one of: 0, 2, 4."
+DECISION_ANSWER = ANSWER + " Give only the number as output. Give no explanation."  # the format line (issue 18)
 
 BASE_RULES = """You are one of 6 players in a collective-risk game. Each player starts with 40 units.
 
@@ -58,19 +59,19 @@ Hint: the fair share is 20 units per player, which is 2 units per round. If ever
 
 How many units do you contribute this round?
 
-{ANSWER}""",
+{DECISION_ANSWER}""",
     "no_hint": f"""{BASE_RULES}
 {STATE}
 
 How many units do you contribute this round?
 
-{ANSWER}""",
+{DECISION_ANSWER}""",
     "neutral": f"""{NEUTRAL_RULES}
 {STATE}
 
 How many units do you put in this round?
 
-{ANSWER}""",
+{DECISION_ANSWER}""",
     "neutral_goal": f"""{NEUTRAL_RULES}
 Your goal: end the game with as many units as possible in expectation. Only your own payoff matters.
 
@@ -78,7 +79,7 @@ Your goal: end the game with as many units as possible in expectation. Only your
 
 How many units do you put in this round?
 
-{ANSWER}""",
+{DECISION_ANSWER}""",
     "reword_1": f"""6 players, you among them, face a shared threat. Each of you holds 40 units, and the group plays 10 rounds.
 
 Each round, every player secretly chooses to contribute 0, 2 or 4 units to a common pool; the choices are revealed together. The group needs 120 units in the pool by the end of round 10. If the group gets there, everyone keeps whatever they did not contribute. If it falls short, catastrophe strikes with probability 10% and wipes out every player's remaining units; with probability 90% nothing happens and everyone keeps what they have. What you keep at the end is your payoff.
@@ -91,7 +92,7 @@ Hint: an equal split of the target is 20 units each, that is 2 units per round; 
 
 Choose your contribution for this round.
 
-{ANSWER}""",
+{DECISION_ANSWER}""",
     "reword_2": f"""Imagine you are one member of a group of 6. Everyone begins with 40 units. Over 10 rounds, each member adds 0, 2 or 4 units per round to a shared pool, all at once and without talking.
 
 If the pool holds at least 120 units after the last round, the danger is averted and each member keeps the units they still hold. If the pool holds less than 120, a catastrophe destroys all units still held by every member with probability 10% (and spares them with probability 90%). Your score is the number of units you hold when the game ends.
@@ -104,7 +105,7 @@ Hint: the fair share of the 120 units is 20 per member, or 2 per round; 2 from e
 
 What do you add to the pool this round?
 
-{ANSWER}""",
+{DECISION_ANSWER}""",
 }
 CONDITION_TEMPLATES = sorted(EXPECTED)
 NEUTRAL_TEMPLATES = ("neutral", "neutral_goal")
@@ -159,7 +160,7 @@ Before you decide, answer a question about the rules. Compare two ways the game 
 (B) every player puts in 2 units in every round, so the pool reaches exactly 120.
 In this game, which gives you the higher expected payoff? Answer A if (A) gives more, B if (B) gives more, or C if both give the same.
 
-Answer with exactly one of: A, B, C."""
+Answer with exactly one of: A, B, C. Give only the letter as output. Give no explanation."""
     assert messages[0]["content"].endswith(expected_tail)
     assert ANSWER not in messages[0]["content"]
 
@@ -197,3 +198,14 @@ def test_unknown_placeholder_is_refused():
 def test_percent(p, text):
     """Risks print without float noise: 0.1 -> 10% (not 10.000000000000002%)."""
     assert percent(p) == text
+
+
+def test_the_answer_line_names_what_to_give_in_seed_001s_words():
+    """Issue 18: a format sentence of the same kind as seed 001's ("Give only the character as
+    output. Give no explanation."), naming numbers, letters or answers (written by hand)."""
+    from workflow_scripts.crg.query.prompts import answer_line
+
+    assert answer_line(("0", "2", "4")) == "Answer with exactly one of: 0, 2, 4. Give only the number as output. Give no explanation."
+    assert answer_line(("60", "120", "180", "240")).endswith(": 60, 120, 180, 240. Give only the number as output. Give no explanation.")
+    assert answer_line(("A", "B", "C")).endswith(": A, B, C. Give only the letter as output. Give no explanation.")
+    assert answer_line(("low", "high")).endswith(": low, high. Give only the answer as output. Give no explanation.")

@@ -70,3 +70,18 @@ def test_record_sums_cost_tokens_and_latency_over_attempts():
     record = answer_record(answer)
     assert record["cost_usd"] == 0.002 and record["cost_unknown"] == 0
     assert (record["prompt_tokens"], record["completion_tokens"], record["latency_s"]) == (20, 2, 1.0)
+
+
+def test_the_record_and_the_summary_show_the_form_each_answer_was_written_in():
+    """answer_kind per row; invalid_rates' kind_<kind> counts valid answers by form (counted by hand:
+    two JSON answers, one explained, one bare; the invalid one is in no kind)."""
+    import pandas as pd
+
+    from workflow_scripts.llm import records
+
+    texts = ['{"choice": "L"}', 'Sure. {"move": "R"} That is my move.', "R\n\nThey defected.", "L", "banana"]
+    rows = [answer_record(ask([text], max_reasks=0)[0]) for text in texts]
+    assert [r["answer_kind"] for r in rows] == ["json", "json", "explained", "bare", None]
+    summary = records.summarise(pd.DataFrame(rows).assign(model="m")).iloc[0]
+    assert (summary["kind_json"], summary["kind_explained"], summary["kind_bare"], summary["kind_form"]) == (2, 1, 1, 0)
+    assert summary["valid"] == 4 and summary["n_invalid"] == 1

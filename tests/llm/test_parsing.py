@@ -241,3 +241,22 @@ def test_answer_part_is_a_slice_of_the_text(text):
     """The parser reads, never rewrites: the part it reads is a substring of the raw answer."""
     part = answer_part(text)
     assert part is None or part in text
+
+
+@pytest.mark.parametrize("text, options, kind", [
+    ("L", LR, "bare"), ("**L**", LR, "form"), ("I'll put in 4 units.", CRG, "form"),
+    ('{"choice": "L"}', LR, "json"), ('Sure. {"move": "R"} Done.', LR, "json"),
+    ("<choice>R</choice>", LR, "tagged"), ("[ANSWER] L [/ANSWER]", LR, "tagged"),
+    ("R (defect)", LR, "glossed"), ("B) each player gives 2", ABC, "glossed"),
+    ("R\n\nThey defected twice.", LR, "explained"), ("The pool is short, so I put in 4 units.", CRG, "explained"),
+])
+def test_each_valid_answer_carries_its_kind(text, options, kind):
+    """The kind (form) a valid answer was written in, one example each (issue 18; written by hand)."""
+    parsed = parse_answer(text, "stop", options)
+    assert parsed.status == "valid" and parsed.kind == kind
+
+
+def test_kinds_are_listed_once():
+    from workflow_scripts.llm.commitments import ANSWER_KINDS
+
+    assert ANSWER_KINDS == ("bare", "form", "json", "tagged", "glossed", "explained")

@@ -10,34 +10,43 @@ Rules, in this order (each a kind of answer, not a list of quoted strings):
 
 1. ``refused``: the provider's finish reason is ``content_filter``, whatever the text.
 2. ``empty``: no text, or only whitespace (``truncated`` when the finish reason is ``length``).
-3. Reasoning: everything up to the last closing tag of :data:`REASONING_TAGS` (``</think>``,
-   ``</thinking>``, ``</reasoning>``, ...) is reasoning, not the answer. The opening tag may be
-   missing (it was part of the prompt): ``weighing it up...</think>\\nL`` answers ``L``. An opening
-   tag with no closing tag after it means the answer never came: ``truncated`` on ``length``,
-   else ``invalid``.
-4. Trailing end-of-turn markers (:data:`END_OF_TURN_MARKERS`: ``<end_of_turn>``, ``</s>``,
-   ``<|eot_id|>``, ``<|im_end|>``, ...) are not part of the answer.
-5. ``strict``: what remains, stripped of surrounding whitespace, is exactly an option.
-6. ``lenient``: what remains is one *form* naming one option, read case-insensitively:
-   wrappers (Markdown emphasis and code, quotes, brackets, ``\\boxed{}``/``\\text{}``, ``$..$``,
-   trailing ``.!;,``), labels (``Answer: L``, ``Decision: R``, ``Move for round 7: L``, ``The
-   answer is R``, ``Final answer - 4``, ``My contribution this round is 2``), first-person choices
-   (``I choose R``, ``I'll go with L``, ``I will put 0 units into the pool``), and for numeric
-   options a unit and destination (``2 units``, ``4 units to the pool this round``); these
-   compose (``Decision: **\\boxed{L}**``). A JSON object whose only answer key
-   (:data:`JSON_KEYS`) holds an option (``{"choice": "L"}``, ``{"contribution": 4}``) is a form
-   too; a JSON answer is read by this rule alone.
-7. ``explained``: the answer splits into clauses (at line breaks, at ``.``, ``!``, ``?``, ``;``
-   followed by a space, and at ``,`` followed by a space); exactly one clause is a form (rule 6)
-   and no other clause names another option, except clauses that negate (:data:`NEGATION_CUES`: ``not``, ``n't``, ``never``, ``instead of``, ...), whose options
-   are rejected and cannot be the answer. ``R\\n\\nI retaliate because...`` is ``R``;
-   ``I won't pick R. L`` is ``L``; ``L\\n\\nOn second thought, R`` and ``I choose L because R is
-   mean`` are ``invalid``. An option is *named* when it stands alone as a token, compared
-   ignoring case (so with options ``A``/``B``/``C`` the article "a" names ``A``: invalid, never
-   guessed).
-8. Otherwise no option is read: ``refused`` when the text declines (:data:`REFUSAL_PHRASES`),
+3. The answer part (:func:`workflow_scripts.llm.answer_text.answer_part`): after the last
+   reasoning block of :data:`REASONING_TAGS` (``</think>``, ``</thinking>``, ``</scratchpad>``,
+   ...; the opening tag may be missing, it was part of the prompt) or after the final channel of
+   the open-weight reasoning format (``<|channel|>analysis<|message|>...<|channel|>final<|message|>R``),
+   without trailing end-of-turn markers (:data:`END_OF_TURN_MARKERS`). Reasoning opened and never
+   closed (an analysis channel without a final one) means the answer never came: ``truncated``
+   on ``length``, else ``invalid``. The part is then read in plain characters: NFKC (full-width
+   letters, no-break spaces) without zero-width characters.
+4. ``strict``: the part, stripped of surrounding whitespace, is exactly an option.
+5. ``lenient``: the part as a whole is one *form* naming one option
+   (:func:`workflow_scripts.llm.commitments.read_form`): wrappers (Markdown, quotes, brackets,
+   ``\\boxed{}``, ``$..$``), labels (``Answer: L``, ``**Decision** - R``, ``FINAL: 4``), discourse
+   markers (``So R``), first-person choices (``I'll go with L``, ``I will put 0 units into the
+   pool``), units and currency after numbers (``4 units``, ``4 dollars``, ``[$4]``), the option
+   echoed with its meaning (``R (defect)``, ``B) each player gives 2``); or one JSON object whose
+   one answer key (:data:`JSON_KEYS`, or a key with an answer word: ``tokens_contributed``,
+   ``chosen_dish``) holds an option.
+6. ``explained``: a careful reader's reading
+   (:func:`workflow_scripts.llm.commitments.read_commitment`): the text commits once (a clause that
+   is a form, a first-person decision inside a sentence such as ``..., so I put in 4 units``, a
+   JSON object inside prose or template tokens, an answer tag ``<choice>R</choice>``, a labelled
+   final line after long reasoning) and the rest explains. An explanation may mention the other
+   options (``Defect.\\n\\nCooperating might look tempting ...`` is ``Defect``); it is read
+   ``invalid`` when it commits again to another option (``L\\n\\nOn second thought, R``,
+   ``2 units. Maybe 4``), revises (``..., actually I'll cooperate``), concludes another option
+   (``so Agent B should also defect``), rejects the committed one (``I won't pick R. R``; a
+   negation, :data:`NEGATION_CUES`, rejects the options a few words after it), commits only
+   under a condition (``If they play R, I play L``), fuses option words (``DefectCooperate``) or
+   records an option under another name (``Agent A: Cooperate``).
+7. Otherwise no option is read: ``refused`` when the text declines (:data:`REFUSAL_PHRASES`),
    else ``truncated`` on ``length``, else ``invalid``. A committed option always beats a refusal
-   phrase (``I'm sorry they defected. R`` is ``R``), and negation is not refusal.
+   phrase (``As a language model I have no wishes; still, my move is L.`` is ``L``), and negation
+   is not refusal.
+
+Each valid answer also carries its kind (``ParsedAnswer.kind``, one of :data:`ANSWER_KINDS`: bare,
+form, json, tagged, glossed, explained), kept in every answer table as ``answer_kind``. Measured on
+real answers: tests/llm/test_real_answers.py (issue 18).
 
 A ``lenient`` or ``explained`` answer cut off by the token limit (``length``) is ``truncated``: the
 text might have gone on to change its mind. A ``strict`` one stays ``valid`` (``max_tokens=1``
@@ -51,13 +60,17 @@ from __future__ import annotations
 
 import copy
 import enum
-import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import jsonschema
+
+from workflow_scripts.llm.answer_text import END_OF_TURN_MARKERS, REASONING_TAGS, answer_part, plain  # noqa: F401
+from workflow_scripts.llm.commitments import ANSWER_KINDS, BARE, NEGATION_CUES, read_commitment  # noqa: F401
+from workflow_scripts.llm.forms import named_options, read_form  # noqa: F401
+from workflow_scripts.llm.structured import JSON_KEYS  # noqa: F401
 
 
 class Status(enum.StrEnum):
@@ -84,30 +97,8 @@ VALID, INVALID, EMPTY, TRUNCATED, REFUSED, FAILED = (
 )
 
 STRICT, LENIENT, EXPLAINED = "strict", "lenient", "explained"
-METHODS = (STRICT, LENIENT, EXPLAINED)  # how a valid answer was read: rules 5, 6, 7 above
+METHODS = (STRICT, LENIENT, EXPLAINED)  # how a valid answer was read: rules 4, 5, 6 above
 
-# Reasoning blocks: Open WebUI's DEFAULT_REASONING_TAGS (backend/open_webui/utils/middleware.py:
-# DeepSeek-R1, QwQ, Qwen3, GLM <think>; <thinking>, <reason>, <reasoning>, <thought>; Sky-T1 and
-# OpenThinker <|begin_of_thought|>; Kimi ◁think▷) and Mistral Magistral's [THINK]. Case-insensitive.
-REASONING_TAGS = (
-    ("<think>", "</think>"),
-    ("<thinking>", "</thinking>"),
-    ("<reason>", "</reason>"),
-    ("<reasoning>", "</reasoning>"),
-    ("<thought>", "</thought>"),
-    ("<|begin_of_thought|>", "<|end_of_thought|>"),
-    ("◁think▷", "◁/think▷"),
-    ("[THINK]", "[/THINK]"),
-)
-# End-of-turn / end-of-text tokens that leak into the text when a server does not strip them:
-# Gemma, Llama 2 / Mistral, Llama 3, ChatML (Qwen), GPT-2 family, Phi-3 and gpt-oss, Command-R,
-# DeepSeek (full-width bars).
-END_OF_TURN_MARKERS = (
-    "<end_of_turn>", "<eos>", "</s>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>",
-    "<|im_end|>", "<|endoftext|>", "<|end|>", "<|return|>", "<|END_OF_TURN_TOKEN|>",
-    "<｜end▁of▁sentence｜>",
-)
-JSON_KEYS = ("choice", "action", "answer", "move", "option", "contribution")
 # Phrases by which a text declines to answer (rule 8); each is a regex matched case-insensitively.
 REFUSAL_PHRASES = (
     r"\bi(?:'m|’m| am) sorry\b",
@@ -127,47 +118,7 @@ REFUSAL_PHRASES = (
     r"\bi(?:'m|’m| am) not going to (?:answer|choose|pick|play|respond)\b",
     r"\bi (?:do not|don't|don’t|won(?:'t|’t)|will not) (?:answer|respond)\b",
 )
-# Words that make a clause reject the options it names (rule 7); each a regex, case-insensitive.
-NEGATION_CUES = (
-    r"\bnot\b", r"n(?:'|’)t\b", r"\bcannot\b", r"\bnever\b", r"\bno\b", r"\bnor\b", r"\bneither\b",
-    r"\binstead of\b", r"\brather than\b", r"\bavoid\b", r"\bagainst\b",
-)
-
-_FLAGS = re.IGNORECASE
-_REASONING_OPEN = re.compile("|".join(re.escape(o) for o, _ in REASONING_TAGS), _FLAGS)
-_REASONING_CLOSE = re.compile("|".join(re.escape(c) for _, c in REASONING_TAGS), _FLAGS)
-_TRAILING_MARKERS = re.compile(
-    r"(?:\s*(?:" + "|".join(re.escape(m) for m in END_OF_TURN_MARKERS) + r"))+\s*$", _FLAGS
-)
-_REFUSAL = re.compile("|".join(REFUSAL_PHRASES), _FLAGS)
-_NEGATION = re.compile("|".join(NEGATION_CUES), _FLAGS)
-# Wrappers peeled off either end: Markdown emphasis and code, quotes, brackets, math $ and \( \[.
-_WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"“”‘’()[]<>$") + r"\s"
-_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "])+")
-_TRAILING = re.compile(r"(?:\\[)\]]|[" + _WRAPPER_CHARS + ".!;,])+$")  # also trailing punctuation
-_ENCLOSURES = tuple(re.compile(p, re.DOTALL) for p in (
-    r"^\\(?:boxed|text|textbf|mathrm|mathbf)\{(?P<x>.*)\}$",  # \boxed{L}
-    r"^\{(?P<x>.*)\}$",  # {L}
-))
-_ROUND = r"(?:\s+(?:for|in)\s+(?:this\s+|the\s+next\s+|next\s+)?round(?:\s+\d+)?|\s+this\s+round)?"
-_LABEL = re.compile(
-    r"^(?:(?:the|my)\s+)?(?:final\s+)?"
-    r"(?:answer|choice|decision|action|move|option|output|response|contribution)\b" + _ROUND +
-    r"(?:\s+is|\s+will\s+be)?\s*[:=\-–—]?\s*",
-    _FLAGS,
-)
-_CHOOSE = re.compile(
-    r"^(?:i|we)(?:\s+will|\s+would|\s+shall|['’]ll|['’]d|(?:['’]m|\s+am)\s+going\s+to)?\s+"
-    r"(?:choose|pick|select|play|go\s+with|opt\s+for|contribute|give|put(?:\s+in)?|add)\s+",
-    _FLAGS,
-)
-_NUMBER_TAIL = re.compile(
-    r"^(?P<x>\d+)(?:\s+(?:units?|points?))?(?:\s+(?:to|into|in)\s+the\s+(?:shared\s+|common\s+)?pool)?"
-    + _ROUND + "$",
-    _FLAGS,
-)
-_CLAUSE_BREAK = re.compile(r"\n+|(?<=[.!?;])\s+|,\s+")
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", _FLAGS)
+_REFUSAL = re.compile("|".join(REFUSAL_PHRASES), re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -178,11 +129,14 @@ class ParsedAnswer:
         value: the option read, spelled exactly as in ``options``, or None.
         status: one of :data:`STATUSES`; ``value`` is set iff the status is ``valid``.
         method: one of :data:`METHODS` for a valid answer, else None.
+        kind: the answer's form (:data:`ANSWER_KINDS`: bare, form, json, tagged, glossed,
+            explained) for a valid answer, else None; not compared (``method`` is the coarse kind).
     """
 
     value: str | None
     status: str
     method: str | None = None
+    kind: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         valid = self.status == VALID
@@ -193,7 +147,7 @@ class ParsedAnswer:
 
 
 def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[str]) -> ParsedAnswer:
-    """Read one raw answer against the allowed options (rules 1-8 of the module docstring).
+    """Read one raw answer against the allowed options (rules 1-7 of the module docstring).
 
     Args:
         text: the model's raw message content, unchanged (None counts as empty).
@@ -218,10 +172,13 @@ def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[
     body = answer_part(text)
     if body is None:
         return ParsedAnswer(None, TRUNCATED if cut else INVALID)
-    value, method = _read(body.strip(), options)
-    if value is not None:
-        return ParsedAnswer(None, TRUNCATED) if cut and method != STRICT else ParsedAnswer(value, VALID, method)
-    if _REFUSAL.search(body):
+    reading = read_commitment(body, options)
+    if reading.value is not None:
+        method = STRICT if reading.kind == BARE else LENIENT if reading.whole else EXPLAINED
+        if cut and method != STRICT:
+            return ParsedAnswer(None, TRUNCATED)
+        return ParsedAnswer(reading.value, VALID, method, reading.kind)
+    if _REFUSAL.search(plain(body)):
         return ParsedAnswer(None, REFUSED)
     return ParsedAnswer(None, TRUNCATED if cut else INVALID)
 
@@ -237,111 +194,6 @@ def check_options(options: Sequence[str]) -> None:
     if (not options or len(set(folded)) != len(folded)
             or any(not isinstance(o, str) or not o or o != o.strip() for o in options)):
         raise ValueError(f"options must be non-empty, distinct (ignoring case) strings, got {list(options)!r}")
-
-
-def answer_part(text: str) -> str | None:
-    """The part of ``text`` that answers: after the last reasoning block, before end-of-turn markers.
-
-    Returns:
-        That part (possibly empty), or None when a reasoning block is opened and never closed.
-    """
-    closes = list(_REASONING_CLOSE.finditer(text))
-    body = text[closes[-1].end():] if closes else text
-    if _REASONING_OPEN.search(body):
-        return None
-    return _TRAILING_MARKERS.sub("", body)
-
-
-def _read(body: str, options: Sequence[str]) -> tuple[str | None, str | None]:
-    if body in options:
-        return body, STRICT
-    from_json = _json_object(body)
-    if from_json is not None:
-        value = _from_json(from_json, options)
-        return (value, LENIENT) if value is not None else (None, None)
-    value = read_form(body, options)
-    if value is not None:
-        return value, LENIENT
-    value = _explained(body, options)
-    return (value, EXPLAINED) if value is not None else (None, None)
-
-
-def read_form(text: str, options: Sequence[str]) -> str | None:
-    """The option that ``text`` as a whole names in one documented form (rule 6), or None.
-
-    Wrappers, labels, first-person choices and (for numbers) units are peeled off in any order
-    until nothing changes; what is left must equal an option ignoring case.
-    """
-    core, previous = text, None
-    while core != previous:
-        previous = core
-        core = _unwrap(core)
-        core = _LABEL.sub("", core, count=1)
-        core = _CHOOSE.sub("", core, count=1)
-        number = _NUMBER_TAIL.match(core)
-        core = number.group("x") if number else core
-    return _match_option(core, options)
-
-
-def _unwrap(text: str) -> str:
-    previous = None
-    while previous != text:
-        previous = text
-        for enclosure in _ENCLOSURES:
-            found = enclosure.match(text)
-            text = found.group("x") if found else text
-        text = _TRAILING.sub("", _LEADING.sub("", text))
-    return text
-
-
-def _match_option(candidate: str, options: Sequence[str]) -> str | None:
-    for option in options:
-        if candidate.casefold() == option.casefold():
-            return option
-    return None
-
-
-def _json_object(text: str) -> dict | None:
-    try:
-        obj = json.loads(_FENCE.sub("", text))
-    except ValueError:
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
-def _from_json(obj: dict, options: Sequence[str]) -> str | None:
-    values = [obj[k] for k in obj if str(k).casefold() in JSON_KEYS]
-    if len(values) != 1 or not isinstance(values[0], (str, int)):
-        return None
-    return _match_option(str(values[0]).strip(), options)
-
-
-def _explained(body: str, options: Sequence[str]) -> str | None:
-    """Rule 7: exactly one committing clause; other clauses name no other option unless negated."""
-    committed, rejected, named = set(), set(), set()
-    for clause in _CLAUSE_BREAK.split(body):
-        if _NEGATION.search(clause):
-            rejected |= named_options(clause, options)
-            continue
-        value = read_form(clause, options)
-        if value is not None:
-            committed.add(value)
-        else:
-            named |= named_options(clause, options)
-    if len(committed) != 1:
-        return None
-    (value,) = committed
-    return value if value not in rejected and named <= {value} else None
-
-
-def named_options(text: str, options: Sequence[str]) -> set[str]:
-    """Options that stand alone as a token in ``text`` (ignoring case; ``20`` and ``0.5`` name neither 2 nor 0)."""
-    return {o for o in options if _token(o).search(text)}
-
-
-@functools.lru_cache(maxsize=256)
-def _token(option: str) -> re.Pattern:
-    return re.compile(r"(?<![^\W_])(?<!\d[.,])" + re.escape(option) + r"(?![^\W_])(?![.,]\d)", _FLAGS)
 
 
 def conforms(text: str | None, request: Mapping[str, Any]) -> bool | None:

@@ -9,7 +9,9 @@ come first and whose answer columns (:data:`ANSWER_FIELDS`) are the same everywh
 - ``raw_text``: the last attempt's text, verbatim; ``earlier_answers`` / ``earlier_statuses``:
   every earlier attempt's text and status, verbatim and in order;
 - ``status``: valid, invalid, empty, truncated, refused, or failed (no answer came);
-  ``parse_method``: how a valid answer was read; ``finish_reason``: the provider's;
+  ``parse_method``: how a valid answer was read (strict, lenient, explained); ``answer_kind``: the
+  form it was written in (:data:`workflow_scripts.llm.commitments.ANSWER_KINDS`: bare, form, json,
+  tagged, glossed, explained; ``scripted`` for a scripted seat); ``finish_reason``: the provider's;
 - ``conforms``: whether the last text obeys the constraint it was asked under (grammar / JSON
   schema; null without one): a server that ignores its grammar shows up here;
 - ``attempts``: requests made for the question (1 + re-asks; 0 for a scripted seat);
@@ -42,6 +44,7 @@ import pyarrow.parquet as pq
 from workflow_scripts.llm.keys import canonical_json
 from workflow_scripts.llm.choice import Answer
 from workflow_scripts.llm.estimation import Estimate
+from workflow_scripts.llm.commitments import ANSWER_KINDS
 from workflow_scripts.llm.parsing import STATUSES, VALID
 from workflow_scripts.llm.spec import LOGPROBS, SAMPLE
 
@@ -49,7 +52,7 @@ SCRIPTED_METHOD = "scripted"
 ANSWER_FIELDS = [
     ("cache_key", pa.string()), ("model", pa.string()), ("litellm_model", pa.string()),
     ("raw_text", pa.string()), ("status", pa.string()), ("parse_method", pa.string()),
-    ("finish_reason", pa.string()), ("conforms", pa.bool_()), ("attempts", pa.int16()),
+    ("answer_kind", pa.string()), ("finish_reason", pa.string()), ("conforms", pa.bool_()), ("attempts", pa.int16()),
     ("earlier_answers", pa.list_(pa.string())), ("earlier_statuses", pa.list_(pa.string())),
     ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()), ("cost_usd", pa.float64()),
     ("cost_unknown", pa.int16()), ("latency_s", pa.float64()), ("seed", pa.int64()), ("failure", pa.string()),
@@ -75,7 +78,7 @@ def answer_record(answer: Answer, estimation: str = SAMPLE, fallback: str | None
         "cache_key": last.completion.key or None, "model": answer.model, "litellm_model": answer.litellm_model,
         "raw_text": last.completion.text if last.completion.failure is None else None,
         "status": last.parsed.status, "parse_method": last.parsed.method,
-        "finish_reason": last.completion.finish_reason, "conforms": last.conforms,
+        "answer_kind": last.parsed.kind, "finish_reason": last.completion.finish_reason, "conforms": last.conforms,
         "attempts": len(answer.attempts),
         "earlier_answers": [a.completion.text for a in answer.attempts[:-1]],
         "earlier_statuses": [a.parsed.status for a in answer.attempts[:-1]],
@@ -102,7 +105,7 @@ def estimate_records(estimate: Estimate) -> list[dict]:
 def scripted_record(player: str) -> dict:
     """The answer columns of a scripted seat's decision (no model was asked)."""
     record = dict.fromkeys(ANSWER_COLUMNS)
-    record.update(model=player, status=VALID, parse_method=SCRIPTED_METHOD, attempts=0,
+    record.update(model=player, status=VALID, parse_method=SCRIPTED_METHOD, answer_kind=SCRIPTED_METHOD, attempts=0,
                   earlier_answers=[], earlier_statuses=[], cost_usd=0.0, cost_unknown=0)
     return record
 
@@ -130,7 +133,8 @@ def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataF
         One row per group: ``questions``, ``attempts``, ``valid``, ``n_<status>`` for each
         non-valid status, ``invalid_rate`` (share of questions without a valid answer after
         re-asks), ``<status>_rate``, ``reask_rate`` (share of attempts that were re-asks),
-        ``nonconforming`` (answers that broke their constraint), ``seedless`` (questions sent
+        ``kind_<kind>`` for each of :data:`ANSWER_KINDS` (valid answers written in that form:
+        which forms a model writes), ``nonconforming`` (answers that broke their constraint), ``seedless`` (questions sent
         without a seed), ``probability_estimates`` (log-probability requests that gave the
         probabilities), ``fallbacks`` (log-probability requests that could not, their questions
         sampled instead), ``cost_usd``, ``cost_unknown``, ``prompt_tokens``, ``completion_tokens``,
@@ -145,9 +149,10 @@ def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataF
         probability_estimates=asked["estimation"].eq(LOGPROBS) & asked["choice_probabilities"].notna(),
         fallbacks=asked["estimation"].eq(LOGPROBS) & asked["fallback"].notna(),
         **{f"n_{s}": asked["status"].eq(s) for s in STATUSES if s != VALID},
+        **{f"kind_{k}": asked["status"].eq(VALID) & asked["answer_kind"].eq(k) for k in ANSWER_KINDS},
     )
     sums = ["valid", "nonconforming", "seedless", "probability_estimates", "fallbacks", "attempts", "cost_usd", "cost_unknown", "prompt_tokens",
-            "completion_tokens", "latency_s"] + [f"n_{s}" for s in STATUSES if s != VALID]
+            "completion_tokens", "latency_s"] + [f"n_{s}" for s in STATUSES if s != VALID] + [f"kind_{k}" for k in ANSWER_KINDS]
     grouped = frame.groupby(by, sort=True, dropna=False)
     out = grouped[sums].sum(min_count=0)
     out.insert(0, "questions", grouped.size())

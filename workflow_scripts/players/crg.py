@@ -37,7 +37,7 @@ _ROUND = re.compile(r"^Current round: (\d+) of (\d+)$", re.MULTILINE)
 _SEAT = re.compile(r"^You are Player (\d+)\.", re.MULTILINE)
 _HISTORY = re.compile(r"^- Round (\d+): (.*); pool after the round: \d+$", re.MULTILINE)
 _ENTRY = re.compile(r"Player (\d+): (\d+)")
-_OPTIONS = re.compile(r"Answer with exactly one of: (.+)\.\s*$")
+_OPTIONS = re.compile(r"Answer with exactly one of: ([^\n]+?)\.(?: Give only the \w+ as output\. Give no explanation\.)?\s*$")
 
 
 @dataclass(frozen=True)

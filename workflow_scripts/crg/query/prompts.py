@@ -4,7 +4,9 @@ A template is plain text with ``$name`` placeholders (:class:`string.Template`; 
 literal dollar). Every prompt is one user message, stateless: the condition's template (rules,
 risk, hint, ...) with the game state inserted at ``$state``, and a final answer line written
 here so that every condition asks for the answer in the same words:
-``Answer with exactly one of: 0, 2, 4.`` A re-ask (the one policy of
+``Answer with exactly one of: 0, 2, 4. Give only the number as output. Give no explanation.``
+(the format sentence of the same kind as seed 001's "Give only the character as output. Give no
+explanation."; seed 000 prints no prompts, so the wording is ours). A re-ask (the one policy of
 :func:`workflow_scripts.llm.choice.ask_choice`) adds the unreadable answer and the ``reask``
 template quoting it; a value question appends its template's text to the condition's prompt.
 Templates are checked by :class:`workflow_scripts.llm.templates.TemplateSet`. The placeholders and
@@ -47,8 +49,21 @@ def spoken_list(items: Sequence[str]) -> str:
 
 
 def answer_line(options: Sequence[str]) -> str:
-    """Final line of every prompt: ``Answer with exactly one of: 0, 2, 4.``"""
-    return f"Answer with exactly one of: {', '.join(options)}."
+    """Final line of every prompt: ``Answer with exactly one of: 0, 2, 4.`` and :func:`answer_format`."""
+    return f"Answer with exactly one of: {', '.join(options)}. {answer_format(options)}"
+
+
+def answer_format(options: Sequence[str]) -> str:
+    """The answer format, in seed 001's words (SI §4.1: "Give only the character as output. Give no
+    explanation."), naming what the options are: ``number`` (0, 2, 4; 60 ... 240), ``letter``
+    (A, B, C), else ``answer``."""
+    if all(o.isdigit() for o in options):
+        noun = "number"
+    elif all(len(o) == 1 and o.isalpha() for o in options):
+        noun = "letter"
+    else:
+        noun = "answer"
+    return f"Give only the {noun} as output. Give no explanation."
 
 
 def rule_fields(rules: Rules, p: float) -> dict[str, str]:
