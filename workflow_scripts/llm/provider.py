@@ -36,6 +36,7 @@ from workflow_scripts.llm.base import Completion, OneOfBatch, PermanentQueryErro
 from workflow_scripts.llm.cache import completion_of
 from workflow_scripts.llm.pricing import answer_cost
 from workflow_scripts.llm.spec import ModelSpec
+from workflow_scripts.config.redaction import scrub
 
 log = logging.getLogger(__name__)
 LITELLM_VERSION = version("litellm")
@@ -154,9 +155,10 @@ class LiteLLMModel(OneOfBatch):
         return self.halt() if self.halt is not None else None
 
     def _short(self, error: Exception) -> str:
-        """The error's text, shortened, with this model's API key masked should a provider echo it."""
-        text, key = _short(error), self.spec.api_key()
-        return text.replace(key, "***") if key else text
+        """The error's text, shortened, with this model's API key masked should a provider echo it,
+        and anything else that looks like a key withheld (:func:`~workflow_scripts.config.redaction.scrub`)."""
+        text, key = " ".join(str(error).split()), self.spec.api_key()
+        return _short(scrub(text.replace(key, "***") if key else text))
 
     def _backoff(self, error: Exception, retries: int, spent: float) -> float | None:
         """Seconds to wait before the next attempt, or None when retries or the budget are spent."""
@@ -291,7 +293,7 @@ def _is_quota(error: Exception) -> bool:
     return isinstance(error, litellm.RateLimitError) and any(m in str(error).lower() for m in QUOTA_MARKERS)
 
 
-def _short(error: Exception, limit: int = 300) -> str:
+def _short(error: Exception | str, limit: int = 300) -> str:
     text = " ".join(str(error).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

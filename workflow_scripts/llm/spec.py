@@ -27,10 +27,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from workflow_scripts.config.redaction import SECRET_PARAM
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.keys import canonical_json, request_key
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
@@ -39,7 +39,6 @@ ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
 SAMPLE, LOGPROBS, AUTO = "sample", "logprobs", "auto"
 ESTIMATIONS = (SAMPLE, LOGPROBS, AUTO)
 
-SECRET_PARAM = re.compile(r"(^|_)(api_?key|key|token|secret|password|authorization|credentials?)$", re.I)
 NEUTRAL_SAMPLING = {k: v for k, v in {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP}.items() if k != "temperature"}
 """Every sampler that reshapes the next-token distribution besides temperature, at its neutral value
 (:mod:`workflow_scripts.llm.sampling`): the log-probability method derives the sampled distribution

