@@ -71,8 +71,10 @@ class ModelSpec:
         returns_logprobs: the provider returns top log-probabilities (``capabilities.logprobs``;
             else litellm's list of supported parameters; the embedded model does).
         max_concurrency: calls in flight at once (per job).
-        num_retries: retries of a transient provider error (429, 5xx, time-out, lost connection).
-        retry_budget_s: seconds a request may spend retrying before it is recorded as failed.
+        num_retries: optional cap on the retries of a transient provider error (429, 5xx, time-out,
+            lost connection); None (the default): as many as fit in ``retry_budget_s``.
+        retry_budget_s: seconds a request may spend on its attempts and the waits between them
+            before it is recorded as failed (the limit that governs retries).
         retry_backoff_s: seconds before the first retry (doubled each retry, at most 60 s) unless
             the provider says how long (``Retry-After``).
         timeout: seconds per call.
@@ -96,7 +98,7 @@ class ModelSpec:
     samples_per_call: int = 1
     returns_logprobs: bool = False
     max_concurrency: int = 4
-    num_retries: int = 4
+    num_retries: int | None = None
     retry_budget_s: float = 600.0
     retry_backoff_s: float = 1.0
     timeout: float = 120.0
