@@ -39,8 +39,8 @@ bodies. The model name says how to answer and which faults to inject, options jo
 :attr:`StubServer.faults` holds options applied to every model on top of its own (tests switch
 faults on and off between runs without changing any model name, which is part of every cache key).
 
-Every request is logged as one JSON line (model, outcome, n, logprobs asked, seed, and ``digest``:
-the SHA-256 of the messages) to ``log``, so tests count calls independently of the pipeline's own
+Every request is logged as one JSON line (model, outcome, n, logprobs asked, seed, ``digest``:
+the SHA-256 of the messages, and ``params``: every other field of the request body, as received) to ``log``, so tests count calls independently of the pipeline's own
 accounting and tell which request each was (the seed and messages are stored in the request's
 cache entry).
 """
@@ -95,7 +95,8 @@ class Stub:
     def record(self, model: str, outcome: str, body: dict | None = None, n: int = 1) -> None:
         line = {"model": model, "outcome": outcome, "n": n, "logprobs": bool((body or {}).get("logprobs"))}
         if body is not None:
-            line.update(seed=body.get("seed"), digest=digest(body["messages"]))
+            line.update(seed=body.get("seed"), digest=digest(body["messages"]),
+                        params={k: v for k, v in body.items() if k != "messages"})
         with self.lock, self.log.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(line) + "\n")
 

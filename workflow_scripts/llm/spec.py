@@ -39,6 +39,8 @@ ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
 SAMPLE, LOGPROBS, AUTO = "sample", "logprobs", "auto"
 ESTIMATIONS = (SAMPLE, LOGPROBS, AUTO)
 
+LLAMA_CPP = "llama.cpp"
+"""``models.<name>.server`` of a llama.cpp server (llama-server or llama-cpp-python's)."""
 NEUTRAL_SAMPLING = {k: v for k, v in {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP}.items() if k != "temperature"}
 """Every sampler that reshapes the next-token distribution besides temperature, at its neutral value
 (:mod:`workflow_scripts.llm.sampling`): the log-probability method derives the sampled distribution
@@ -61,6 +63,8 @@ class ModelSpec:
         served_by: identity of what serves the model when the id alone does not say it (the
             embedded model: its GGUF file's SHA-256); part of the cache key, never the port.
         embedded: name of the embedded model to start on loopback, or None.
+        server: the kind of server at ``api_base`` (``llama.cpp``, or None for a provider whose
+            defaults need no override); the embedded model is llama.cpp whatever it says.
         accepts_seed: the provider takes a ``seed`` (config ``capabilities.seed``; else litellm's
             list of supported parameters); without it no seed is sent and answers record none.
         estimation: ``sample``, ``logprobs`` or ``auto`` (see the module docstring).
@@ -91,6 +95,7 @@ class ModelSpec:
     api_key_env: str | None = None
     served_by: str | None = None
     embedded: str | None = None
+    server: str | None = None
     accepts_seed: bool = True
     estimation: str = SAMPLE
     top_logprobs: int = 20
@@ -127,6 +132,7 @@ class ModelSpec:
             api_key_env=entry["api_key_env"],
             served_by=entry["served_by"] or _embedded_identity(entry["embedded"]),
             embedded=entry["embedded"],
+            server=entry["server"],
             accepts_seed=_accepts_seed(entry["litellm_model"], capabilities.get("seed"), entry["embedded"]),
             estimation=entry["estimation"],
             top_logprobs=entry["logprobs"]["top"],
@@ -212,8 +218,9 @@ class ModelSpec:
 
     @property
     def llama_cpp(self) -> bool:
-        """True if llama.cpp's server answers (its own sampler defaults must be overridden)."""
-        return self.embedded is not None
+        """True if llama.cpp's server answers, the embedded one or any at ``api_base`` configured as
+        ``server: llama.cpp``: its own sampler defaults must be overridden (:mod:`.sampling`)."""
+        return self.embedded is not None or self.server == LLAMA_CPP
 
     def response_constraint(self, options: Sequence[str]) -> dict:
         """Request parameters that constrain the answer to ``options``.
@@ -255,8 +262,12 @@ class ModelSpec:
         return params
 
     def identity(self, params: dict) -> dict:
-        """What the cache key holds besides the replicate: the request plus who serves it."""
-        return {"params": params, "served_by": self.served_by or self.api_base}
+        """What the cache key holds besides the replicate: the request plus who serves it, and the
+        kind of server where the config names one (the embedded model's is implied by its file)."""
+        identity = {"params": params, "served_by": self.served_by or self.api_base}
+        if self.server is not None and self.embedded is None:
+            identity["server"] = self.server
+        return identity
 
     def cache_key(self, request) -> str:
         """Cache key (64 hex chars) of ``request`` (a :class:`~workflow_scripts.llm.base.Request`)
