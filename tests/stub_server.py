@@ -26,19 +26,21 @@ bodies. The model name says how to answer and which faults to inject, options jo
   (HTTP 400, OpenAI's ``context_length_exceeded`` wording);
 - ``fail=<rate>``: a share ``rate`` of calls fail transiently, in turn 429 (with ``Retry-After``),
   500, 503 and a time-out (the reply comes after ``hang`` seconds); ``retry_after=<s>`` (default
-  0.1), ``hang=<s>`` (default 3);
+  0.1), ``hang=<s>`` (default 3); ``fail_first=<k>``: each request (model, seed, messages) fails
+  its first k attempts transiently, the kinds in the same turn;
 - ``quota``: every call is a 429 ``insufficient_quota``; ``auth``: every call is a 401 whose
   message quotes the key it was sent (worse than real providers, which mask it); ``auth_after=<n>``:
   the model's first n calls are answered, then every call is a 401 (a key revoked mid-run);
-  ``unknown``: every call is a 404 ``model_not_found``;
+  ``unknown``: every call is a 404 ``model_not_found``; ``reject``: every call is a 400 for an
+  unsupported parameter;
 - ``delay=<s>``: every answer comes after s seconds (a slow provider, so that runs can be killed
   while they ask); ``hold``: answers wait until the test calls :meth:`StubServer.release`.
 
 :attr:`StubServer.faults` holds options applied to every model on top of its own (tests switch
 faults on and off between runs without changing any model name, which is part of every cache key).
 
-Every request is logged as one JSON line (model, outcome, n, logprobs asked, seed, and ``digest``:
-the SHA-256 of the messages) to ``log``, so tests count calls independently of the pipeline's own
+Every request is logged as one JSON line (model, outcome, n, logprobs asked, seed, ``digest``:
+the SHA-256 of the messages, and ``params``: every other field of the request body, as received) to ``log``, so tests count calls independently of the pipeline's own
 accounting and tell which request each was (the seed and messages are stored in the request's
 cache entry).
 """
@@ -86,13 +88,15 @@ class Stub:
     def __init__(self, log: Path, seed: int = 0):
         self.log, self.random, self.turn, self.lock = log, random.Random(seed), 0, threading.Lock()
         self.calls: dict[str, int] = {}
+        self.attempts: dict[tuple, int] = {}
         self.faults: dict = {}
         self.released = threading.Event()
 
     def record(self, model: str, outcome: str, body: dict | None = None, n: int = 1) -> None:
         line = {"model": model, "outcome": outcome, "n": n, "logprobs": bool((body or {}).get("logprobs"))}
         if body is not None:
-            line.update(seed=body.get("seed"), digest=digest(body["messages"]))
+            line.update(seed=body.get("seed"), digest=digest(body["messages"]),
+                        params={k: v for k, v in body.items() if k != "messages"})
         with self.lock, self.log.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(line) + "\n")
 
@@ -102,9 +106,15 @@ class Stub:
             self.calls[model] = self.calls.get(model, 0) + 1
             return self.calls[model]
 
-    def transient(self, rate: float) -> str | None:
+    def attempt(self, request: tuple) -> int:
+        """This attempt's number among the attempts at one request (1 for the first)."""
         with self.lock:
-            if self.random.random() >= rate:
+            self.attempts[request] = self.attempts.get(request, 0) + 1
+            return self.attempts[request]
+
+    def transient(self, rate: float, forced: bool = False) -> str | None:
+        with self.lock:
+            if not forced and self.random.random() >= rate:
                 return None
             self.turn += 1
             return TRANSIENT[self.turn % len(TRANSIENT)]
@@ -168,7 +178,7 @@ class Handler(BaseHTTPRequestHandler):
         options = {**options, **self.stub.faults}
         prompt = user_text(messages)
         n = 1 if options.get("no_n") else int(body.get("n") or 1)
-        outcome = self._fault(options, prompt, model)
+        outcome = self._fault(options, prompt, model, (model, body.get("seed"), digest(messages)))
         self.stub.record(model, outcome or "answered", body, n)
         if outcome:
             return
@@ -202,7 +212,7 @@ class Handler(BaseHTTPRequestHandler):
             choice["logprobs"] = {"content": token_logprobs(token, tokens, int(body.get("top_logprobs") or 0))}
         return choice
 
-    def _fault(self, options: dict, prompt: str, model: str) -> str | None:
+    def _fault(self, options: dict, prompt: str, model: str, request: tuple) -> str | None:
         """Send the fault's reply and name it, or None to answer normally."""
         digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
         call = self.stub.count(model)
@@ -211,6 +221,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(401, "invalid_api_key", f"Incorrect API key provided: {key}", "auth")
         if options.get("unknown"):
             return self._error(404, "model_not_found", f"The model `{model}` does not exist", "unknown")
+        if options.get("reject"):
+            return self._error(400, "unsupported_parameter", "Unsupported parameter: 'seed'", "reject")
         if options.get("quota"):
             return self._error(429, "insufficient_quota", "You exceeded your current quota", "quota")
         if "policy" in options and digest % int(options["policy"]) == 0:
@@ -219,7 +231,8 @@ class Handler(BaseHTTPRequestHandler):
         if "context" in options and len(prompt) > int(options["context"]):
             return self._error(400, "context_length_exceeded",
                                f"This model's maximum context length is {options['context']} tokens", "context")
-        kind = self.stub.transient(float(options.get("fail", 0)))
+        forced = "fail_first" in options and self.stub.attempt(request) <= int(options["fail_first"])
+        kind = self.stub.transient(float(options.get("fail", 0)), forced)
         if kind == "timeout":
             time.sleep(float(options.get("hang", 3)))
             return self._error(504, None, "late", "timeout")

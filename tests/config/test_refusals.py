@@ -10,8 +10,10 @@ occurs in no output and no file under the working directory.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
+import string
 import subprocess
 import sys
 
@@ -165,6 +167,21 @@ def test_yaml_syntax_error_in_the_base_config_names_file_and_line(workflow, tmp_
     assert "config/config.yaml: line 4, column 4: YAML syntax error" in output, output[-3000:]
 
 
+def test_yaml_syntax_error_in_an_overlay_is_named_by_snakemake_itself(workflow):
+    """``snakemake -n --configfile overlay.yaml`` with a bad indent on line 3: the error names the
+    file, line and column and the fix (the project's reader, run before Snakemake parses the file:
+    workflow_scripts/config/snakemake_hook.py, installed by make setup); nothing runs."""
+    flow = workflow(base_config())
+    overlay = flow.root / "overlay.yaml"
+    overlay.write_text("ipd:\n  samples: 3\n max_reasks: 2\n")
+    done = flow.run("--dry-run", "--configfile", str(flow.root / "config.yaml"), str(overlay), check=False)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert f"{overlay}: line 3, column 2: YAML syntax error" in output, output[-3000:]
+    assert "check the indentation (spaces only)" in output and "not valid JSON or YAML" not in output
+    assert flow.provider_calls() == 0 and not (flow.root / "results").exists()
+
+
 def test_yaml_syntax_error_in_an_overlay_is_located_by_the_check_command(tmp_path):
     """Snakemake reads --configfile overlays before the workflow and names neither file nor line
     (9.27.1); `python -m workflow_scripts.config.files` does (the README points to it)."""
@@ -177,13 +194,15 @@ def test_yaml_syntax_error_in_an_overlay_is_located_by_the_check_command(tmp_pat
     assert done.stderr.startswith(f"{overlay}: line 3, column 2: YAML syntax error")
 
 
-@pytest.mark.parametrize("key", ["sk-proj-Zq8vL2mN4pR6tX0yB3cD5fH7jK9", "SKPROJZQ8VL2MN4PR6TX0YB3CD5FH7JK9QW"],
-                         ids=["openai-style", "all-capitals"])
+@pytest.mark.parametrize("key", ["sk-proj-Zq8vL2mN4pR6tX0yB3cD5fH7jK9", "SKPROJZQ8VL2MN4PR6TX0YB3CD5FH7JK9QW",
+                                 "AKIA" + "".join(secrets.choice(string.ascii_uppercase + string.digits) for _ in range(15)) + "7"],
+                         ids=["openai-style", "all-capitals", "aws-access-key-id"])
 def test_a_key_pasted_into_api_key_env_is_never_echoed(workflow, key):
     """Refused naming models.tft.api_key_env; the key is in no output and no file the run wrote.
 
-    The lower-case key fails the schema's name pattern; the all-capitals one passes it and is
-    caught as a long run of letters and digits (workflow_scripts.config.redaction.looks_like_key).
+    The lower-case key fails the schema's name pattern; the all-capitals ones pass it and are caught
+    as a long run of letters and digits or by the AWS id shape (AKIA + 16 capitals and digits, 20 in
+    all: a valid variable name; workflow_scripts.config.redaction.looks_like_key).
     """
     config = base_config()
     config["models"]["tft"]["api_key_env"] = key
@@ -213,12 +232,16 @@ def test_missing_key_is_a_warning_in_a_dry_run_and_stops_a_real_run(workflow):
 
 
 def test_api_base_where_nothing_listens_stops_a_real_run_before_any_job(workflow):
-    """A hosted model at a loopback port nobody listens on: refused at start naming models.local.api_base."""
+    """A hosted model at a loopback port nobody listens on: a dry run lists the jobs and warns naming
+    models.local.api_base (issue 18: it said nothing); a real run is refused at start."""
     config = base_config()
     add_model(config, "local", litellm_model="openai/my-model", api_base=f"http://127.0.0.1:{free_port()}/v1")
     config["ipd"]["models"] = ["tft", "local"]
     flow = workflow(config)
-    assert flow.run("--dry-run").returncode == 0  # a dry run opens no connection
+    dry = flow.run("--dry-run")
+    assert dry.returncode == 0 and "ipd_elicit" in dry.stdout
+    assert ("warning (a real run stops here): models.local.api_base: nothing listens at http://127.0.0.1:"
+            in dry.stdout + dry.stderr), (dry.stdout + dry.stderr)[-3000:]
     done = flow.run(check=False)
     assert done.returncode != 0
     assert "models.local.api_base: nothing listens at http://127.0.0.1:" in done.stderr, done.stderr[-3000:]

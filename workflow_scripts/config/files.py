@@ -23,6 +23,7 @@ from typing import Iterable, Iterator
 
 import yaml
 
+from workflow_scripts.config.redaction import redact
 from workflow_scripts.errors import ConfigError
 
 
@@ -57,7 +58,7 @@ def check_config_files(paths: Iterable[str | Path]) -> None:
     """
     problems = [p for path in paths if Path(path).exists() for p in file_problems(path)]
     if problems:
-        raise ConfigError("config file problems (nothing was run):\n  - " + "\n  - ".join(problems))
+        raise ConfigError(redact("config file problems (nothing was run):\n  - " + "\n  - ".join(problems)))
 
 
 def _is_json(text: str) -> bool:
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     paths = sys.argv[1:] if argv is None else argv
     problems = [p for path in paths for p in file_problems(path)]
     for problem in problems:
-        print(problem, file=sys.stderr)
+        print(redact(problem), file=sys.stderr)
     return 2 if problems else 0
 
 

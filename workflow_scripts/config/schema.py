@@ -17,6 +17,7 @@ import jsonschema
 import yaml
 
 from workflow_scripts.errors import ConfigError
+from workflow_scripts.config.redaction import redact
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema" / "config.schema.yaml"
 
@@ -45,7 +46,8 @@ def validated(instance: Mapping, definition: str | None = None, where: str = "")
     with the schema's defaults filled in.
 
     Raises:
-        ConfigError: naming the first failing field (``<where>.<path>``) and what is expected.
+        ConfigError: naming the first failing field (``<where>.<path>``) and what is expected;
+            never a value that looks like a key (:func:`workflow_scripts.config.redaction.redact`).
     """
     schema = config_schema()
     target = {"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]} if definition else schema
@@ -55,8 +57,8 @@ def validated(instance: Mapping, definition: str | None = None, where: str = "")
     if error is not None:
         path = ".".join(str(p) for p in [where, *error.absolute_path] if p != "")
         hint = error.schema.get("description") if isinstance(error.schema, dict) else None
-        raise ConfigError(f"config error in field {path or '(top level)'}: {error.message}"
-                          + (f" (expected: {hint})" if hint else ""))
+        raise ConfigError(redact(f"config error in field {path or '(top level)'}: {error.message}"
+                                 + (f" (expected: {hint})" if hint else ""), dict(instance)))
     return result
 
 

@@ -7,6 +7,17 @@ server is ``python -m llama_cpp.server`` from ``llama-cpp-python[server]``, boun
 context exits, on errors, on SIGTERM and (through ``PR_SET_PDEATHSIG``) when its parent dies.
 
 The cache identity of the embedded model is the GGUF file's SHA-256, never the port.
+
+**Cold evaluation, for reproducible answers** (issue 18). llama-cpp-python (0.3.36,
+``Llama.generate``) reuses the KV cache of the longest prefix the new prompt shares with the one
+evaluated before, and evaluates only the rest. The prefix's keys and values then come from an
+evaluation in other batches than a fresh one's, so the logits differ in their last bits and a seeded
+draw near a boundary can change: the same request with the same seed gave another answer depending
+on what the server had answered just before (a cold rerun of the collective-risk games differed from
+round 3 on). The server has no setting for it, so :data:`COLD_SERVER` starts it with
+``Llama.generate`` preceded by ``Llama.reset()``: every request is evaluated from its first token,
+as in a fresh server, and its answer depends only on the request. Measured cost in the README
+("Reproducible answers on the embedded model"); ``tests/test_embedded_reproducibility.py`` pins it.
 """
 
 from __future__ import annotations
@@ -117,9 +128,22 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+COLD_SERVER = (
+    "import functools, runpy, llama_cpp\n"
+    "generate = llama_cpp.Llama.generate\n"
+    "@functools.wraps(generate)\n"
+    "def cold(self, *args, **kwargs):\n"
+    "    self.reset()  # no prefix reuse: every request is evaluated from its first token\n"
+    "    return generate(self, *args, **kwargs)\n"
+    "llama_cpp.Llama.generate = cold\n"
+    "runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+)
+"""``python -c`` program: llama-cpp-python's server with prompt-prefix reuse off (module docstring)."""
+
+
 def _server_command(model: Path, port: int, n_ctx: int, threads: int) -> list[str]:
     return [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+        sys.executable, "-c", COLD_SERVER, "--model", str(model),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
         "--n_threads", str(threads), "--model_alias", model.stem,
     ]

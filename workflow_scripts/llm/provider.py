@@ -2,11 +2,17 @@
 
 litellm's own retries and the OpenAI client's are switched off (``num_retries=0``,
 ``max_retries=0``): nested, they multiplied (``num_retries: 4`` gave up to 9 HTTP attempts) and
-were invisible. Here each provider error is sorted into one of four kinds:
+were invisible; both count attempts, and litellm 1.110.2 reads ``Retry-After`` as whole seconds only
+(``litellm.utils._get_retry_after_from_exception_header``: ``0.5`` is ignored, ``retry-after-ms``
+too). A fixed count fails a storm: at 60% failed calls, 5 attempts leave 0.6^5 = 7.8% of the
+requests failed, so every job of a run stopped on some request (issue 18). Here each provider
+error is sorted into one of four kinds:
 
 - **transient** (rate limit 429, 5xx, time-out, lost connection): retried with exponential
-  backoff and jitter, honouring ``Retry-After``, at most ``num_retries`` times and within
-  ``retry_budget_s`` seconds; a request that still fails comes back as a *failed* completion
+  backoff and jitter (``retry_backoff_s``, doubled, at most 60 s), honouring ``Retry-After``
+  (seconds, fractions, an HTTP date, or ``retry-after-ms``), as often as fits in
+  ``retry_budget_s`` seconds from the request's first attempt (attempts and waits; ``num_retries``,
+  if set, caps the count too); a request that still fails comes back as a *failed* completion
   (``retryable``: a rerun asks it again), never as an exception that ends the job;
 - **refusal** (litellm's ``ContentPolicyViolationError``, an HTTP 400 subclass, or any 400 whose
   text says the content was refused: :data:`REFUSAL_MARKERS`): an answer with finish reason
@@ -21,8 +27,10 @@ were invisible. Here each provider error is sorted into one of four kinds:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
+import email.utils
 import logging
 import random
 import time
@@ -36,6 +44,7 @@ from workflow_scripts.llm.base import Completion, OneOfBatch, PermanentQueryErro
 from workflow_scripts.llm.cache import completion_of
 from workflow_scripts.llm.pricing import answer_cost
 from workflow_scripts.llm.spec import ModelSpec
+from workflow_scripts.config.redaction import scrub
 
 log = logging.getLogger(__name__)
 LITELLM_VERSION = version("litellm")
@@ -131,7 +140,8 @@ class LiteLLMModel(OneOfBatch):
                     raise self._permanent(error, first) from error
                 wait = self._backoff(error, retries, time.monotonic() - started)
                 if wait is None:
-                    reason = f"{type(error).__name__} after {retries + 1} attempts: {self._short(error)}"
+                    reason = (f"{type(error).__name__} after {retries + 1} attempts in "
+                              f"{time.monotonic() - started:.1f} s: {self._short(error)}")
                     return [failed(r, params, reason, retries, retryable=True) for r in chunk]
                 retries += 1
                 log.warning("%s: %s; retry %d in %.1f s", first.label or self.spec.name, self._short(error),
@@ -154,13 +164,15 @@ class LiteLLMModel(OneOfBatch):
         return self.halt() if self.halt is not None else None
 
     def _short(self, error: Exception) -> str:
-        """The error's text, shortened, with this model's API key masked should a provider echo it."""
-        text, key = _short(error), self.spec.api_key()
-        return text.replace(key, "***") if key else text
+        """The error's text, shortened, with this model's API key masked should a provider echo it,
+        and anything else that looks like a key withheld (:func:`~workflow_scripts.config.redaction.scrub`)."""
+        text, key = " ".join(str(error).split()), self.spec.api_key()
+        return _short(scrub(text.replace(key, "***") if key else text))
 
     def _backoff(self, error: Exception, retries: int, spent: float) -> float | None:
-        """Seconds to wait before the next attempt, or None when retries or the budget are spent."""
-        if retries >= self.spec.num_retries:
+        """Seconds to wait before the next attempt, or None when the budget (``retry_budget_s``, or
+        the optional ``num_retries`` cap) is spent: the next attempt would start past it."""
+        if self.spec.num_retries is not None and retries >= self.spec.num_retries:
             return None
         wait = retry_after(error)
         if wait is None:
@@ -265,16 +277,35 @@ def token_logprobs(choice) -> list[dict] | None:
     ] or None
 
 
-def retry_after(error: Exception) -> float | None:
-    """Seconds from the ``Retry-After`` header of a provider error, or None if it has none."""
+def retry_after(error: Exception, now: float | None = None) -> float | None:
+    """Seconds the provider asks to wait before the next attempt, or None if it does not say.
+
+    Read from the error's response headers (RFC 9110 §10.2.3): ``retry-after-ms`` (milliseconds,
+    sent by OpenAI and Azure), else ``Retry-After`` as seconds (fractions accepted) or as an HTTP
+    date (seconds from ``now``, default the current time). A date in the past gives 0.
+    """
     headers = getattr(error, "litellm_response_headers", None)
     if headers is None:
         headers = getattr(getattr(error, "response", None), "headers", None)
-    value = headers.get("retry-after") if headers is not None else None
+    if headers is None:
+        return None
+    milliseconds = _number(headers.get("retry-after-ms"))
+    if milliseconds is not None:
+        return max(0.0, milliseconds / 1000)
+    value = headers.get("retry-after")
+    seconds = _number(value)
+    if seconds is None and value:
+        with contextlib.suppress(TypeError, ValueError, IndexError):
+            seconds = email.utils.parsedate_to_datetime(value).timestamp() - (time.time() if now is None else now)
+    return None if seconds is None else max(0.0, seconds)
+
+
+def _number(value) -> float | None:
     try:
-        return max(0.0, float(value)) if value is not None else None
+        number = float(value)
     except (TypeError, ValueError):
         return None
+    return number if number == number and number not in (float("inf"), float("-inf")) else None
 
 
 def _is_refusal(error: Exception) -> bool:
@@ -291,7 +322,7 @@ def _is_quota(error: Exception) -> bool:
     return isinstance(error, litellm.RateLimitError) and any(m in str(error).lower() for m in QUOTA_MARKERS)
 
 
-def _short(error: Exception, limit: int = 300) -> str:
+def _short(error: Exception | str, limit: int = 300) -> str:
     text = " ".join(str(error).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -17,8 +17,9 @@ grammar-constrained draw is then the model's next-token distribution renormalise
 allowed answers, which ``tests/test_embedded_sampling.py`` checks against the server's own token
 log-probabilities.
 
-How they are sent (``ModelSpec.request_params`` does it for every llama.cpp-served model, unless the
-config names another value): the OpenAI fields of :data:`NEUTRAL_DECODING` as ordinary litellm
+How they are sent (``ModelSpec.request_params`` does it for every llama.cpp-served model: the
+embedded one and any model at an ``api_base`` configured ``server: llama.cpp``, unless the config
+names another value): the OpenAI fields of :data:`NEUTRAL_DECODING` as ordinary litellm
 arguments, the llama.cpp-only fields of :data:`NEUTRAL_LLAMA_CPP` in ``extra_body`` beside the
 grammar. Checked on the wire (litellm 1.110.2, ``openai/<name>`` model with ``api_base``): litellm
 puts both sets as top-level JSON fields of the request body, which is where the server reads them.

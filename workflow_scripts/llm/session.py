@@ -211,7 +211,7 @@ class Session:
             if stats.failed:
                 problems.append(
                     f"{name}: {stats.failed} of {stats.answers} requests failed after retries "
-                    f"(models.{name}.num_retries {spec.num_retries}, retry_budget_s {spec.retry_budget_s:g}; "
+                    f"(models.{name}.retry_budget_s {spec.retry_budget_s:g}, models.{name}.num_retries {spec.num_retries}; "
                     f"first: {stats.first('failed')}); rerun the same command to ask only those")
             if stats.not_asked:
                 problems.append(f"{name}: {stats.not_asked} requests not asked: {stats.first('not_asked')}")

