@@ -246,10 +246,8 @@ class Cached(OneOfBatch):
         stored; count a damaged entry."""
         if key in results:
             return
-        entry, bad = self.cache.read(key)
+        entry, bad = find(self.cache, self.spec, request, key)
         damaged[key] += int(bad)
-        if entry is None:
-            entry = next(filter(None, map(self.cache.get, self.spec.variant_keys(request))), None)
         if entry is not None:
             results[key] = completion_of(entry, from_cache=True)
 
@@ -261,6 +259,23 @@ class Cached(OneOfBatch):
             key = self.spec.cache_key(request, adaptation)
         stored = self.cache.put(key, completion.entry)
         return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries)
+
+
+def find(cache: ResponseCache, spec, request, key: str | None = None, quarantine: bool = True) -> tuple[dict | None, bool]:
+    """(the stored entry of ``request`` to ``spec``'s model, whether its own key's file is damaged):
+    under its own key (``key``, computed if not given), else under one of the keys it has once a
+    rejected parameter was removed or lowered (:meth:`ModelSpec.variant_keys`,
+    :mod:`workflow_scripts.llm.adaptation`).
+
+    Args:
+        quarantine: move damaged files aside (a look that must change nothing passes False).
+    """
+    entry, bad = cache.read(key or spec.cache_key(request), quarantine)
+    for variant in spec.variant_keys(request) if entry is None else ():
+        entry = cache.read(variant, quarantine)[0]
+        if entry is not None:
+            break
+    return entry, bad
 
 
 def completion_of(entry: dict, from_cache: bool) -> Completion:
