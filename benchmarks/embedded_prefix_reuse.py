@@ -2,7 +2,7 @@
 log-probabilities of the same seeded requests after two different histories, and time per request.
 
 Usage: python benchmarks/embedded_prefix_reuse.py cold|warm [model_dir]  (warm: the stock server, with
-prefix reuse; cold: the pipeline's server, workflow_scripts.llm.embedded.COLD_SERVER). Prints one JSON line.
+prefix reuse; cold: the pipeline's server, workflow_scripts.llm.chat_server.evaluate_cold). Prints one JSON line.
 """
 import json
 import sys
@@ -34,7 +34,7 @@ def ask(base, text, seed):
 
 mode = sys.argv[1]
 if mode == "warm":
-    E.COLD_SERVER = "import runpy; runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+    E.REUSE_PREFIX = True
 targets = [prompt(r, 0) for r in range(1, 11)]
 results = {}
 with E.embedded_server(MODEL, Path(f"logs/servers/prefix-reuse-{mode}.log"), threads=2) as served:

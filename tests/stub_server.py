@@ -11,10 +11,18 @@ bodies. The model name says how to answer and which faults to inject, options jo
   and P(R) = 1 - P(L) at the answer position;
 - ``probs:<token>=<p>,<token>=<p>,...``: a model whose next-token distribution at the answer
   position is the given one (tokens may carry SentencePiece's ``▁`` for a space; the rest of the
-  mass is on tokens never reported). It samples a token at the request's temperature (p^(1/T)
+  mass is on tokens never reported, spread evenly over ``FILLERS`` filler tokens ``<f0>``, ``<f1>``, ... that fill the
+  reported top list up to its asked length, as a real vocabulary does). It samples a token at the request's temperature (p^(1/T)
   renormalised; under a grammar only among the grammar's answers, as llama.cpp does) and reports
   the untempered log-probabilities of the ``top_logprobs`` most likely tokens, as OpenAI and
   llama.cpp do;
+- ``collapse``: the top list is keyed by token text as llama-cpp-python builds it (entries of one
+  text collapse into one, the lower value survives, so the list is shorter than asked);
+- ``no_logprobs``: a request asking for log-probabilities is rejected (HTTP 400, "logprobs is not
+  supported"), as some Azure deployments do; ``top_cap=<k>``: a request asking for more than k
+  top log-probabilities is rejected (HTTP 400, OpenAI's wording "Expected a value <= k"), and
+  ``cap_wording=between``: the same with "must be between 0 and k";
+- ``no_seed_with_n``: a request with a seed and n > 1 is rejected (HTTP 400), as Together does;
 - ``drop_logprobs``: never returns log-probabilities (as a provider that drops them silently);
   ``no_n``: returns one choice whatever ``n`` asks (as llama.cpp's server does); otherwise a
   request with ``n`` gets n choices, each drawn independently;
@@ -63,6 +71,7 @@ from workflow_scripts.players.base import user_text
 from workflow_scripts.players.ipd import cooperation_probability
 
 TRANSIENT = ("429", "500", "503", "timeout")
+FILLERS = 1000
 
 
 def options_of(model: str) -> tuple[str, dict]:
@@ -95,7 +104,7 @@ class Stub:
     def record(self, model: str, outcome: str, body: dict | None = None, n: int = 1) -> None:
         line = {"model": model, "outcome": outcome, "n": n, "logprobs": bool((body or {}).get("logprobs"))}
         if body is not None:
-            line.update(seed=body.get("seed"), digest=digest(body["messages"]),
+            line.update(seed=body.get("seed"), top_logprobs=body.get("top_logprobs"), digest=digest(body["messages"]),
                         params={k: v for k, v in body.items() if k != "messages"})
         with self.lock, self.log.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(line) + "\n")
@@ -142,18 +151,29 @@ def distribution(player: str, prompt: str) -> dict[str, float] | None:
 def sampled_token(tokens: dict[str, float], temperature: float, allowed, rng: random.Random) -> str:
     """A token drawn with probability p^(1/T) renormalised over ``allowed`` tokens (all if None);
     the most likely one at T = 0."""
-    pool = {t: p for t, p in tokens.items() if allowed is None or t in allowed}
+    pool = {t: p for t, p in tokens.items() if allowed is None or text_of(t) in allowed}
     if temperature == 0:
         return max(pool, key=pool.get)
     weights = [p ** (1 / temperature) for p in pool.values()]
     return rng.choices(list(pool), weights)[0]
 
 
-def token_logprobs(token: str, tokens: dict[str, float], top: int) -> list[dict]:
-    """OpenAI's chat ``logprobs.content`` of a one-token answer: untempered, the top ``top`` tokens."""
-    ranked = sorted(tokens.items(), key=lambda item: item[1], reverse=True)[:top]
-    return [{"token": token, "logprob": math.log(tokens[token]), "bytes": None,
-             "top_logprobs": [{"token": t, "logprob": math.log(p), "bytes": None} for t, p in ranked]}]
+def text_of(token: str) -> str:
+    """The text of a token id of a ``probs:`` player (``L#2`` -> ``L``)."""
+    return token.split("#", 1)[0]
+
+
+def token_logprobs(token: str, tokens: dict[str, float], top: int, collapse: bool = False) -> list[dict]:
+    """OpenAI's chat ``logprobs.content`` of a one-token answer: untempered, the top ``top`` tokens
+    (``collapse``: keyed by text, the lower value of one text surviving, as llama-cpp-python does)."""
+    rest = 1.0 - sum(tokens.values())
+    fillers = {f"<f{i}>": rest / FILLERS for i in range(min(top, FILLERS))} if rest > 1e-12 else {}
+    ranked = sorted({**tokens, **fillers}.items(), key=lambda item: item[1], reverse=True)[:top]
+    listed = [(text_of(t), p) for t, p in ranked]
+    if collapse:
+        listed = list({t: p for t, p in listed}.items())  # later (lower) values overwrite earlier ones
+    return [{"token": text_of(token), "logprob": math.log(tokens[token]), "bytes": None,
+             "top_logprobs": [{"token": t, "logprob": math.log(p), "bytes": None} for t, p in listed]}]
 
 
 def grammar_answers(body: dict):
@@ -178,7 +198,8 @@ class Handler(BaseHTTPRequestHandler):
         options = {**options, **self.stub.faults}
         prompt = user_text(messages)
         n = 1 if options.get("no_n") else int(body.get("n") or 1)
-        outcome = self._fault(options, prompt, model, (model, body.get("seed"), digest(messages)))
+        outcome = (self._fault(options, prompt, model, (model, body.get("seed"), digest(messages)))
+                   or self._rejected(options, body))
         self.stub.record(model, outcome or "answered", body, n)
         if outcome:
             return
@@ -199,7 +220,7 @@ class Handler(BaseHTTPRequestHandler):
         if player.startswith("probs:"):
             rng = random.Random(hashlib.sha256(f"{seed}/{prompt}".encode()).digest())
             token = sampled_token(tokens, float(body.get("temperature", 1.0)), grammar_answers(body), rng)
-            text = token.replace("\u2581", " ")
+            text = text_of(token).replace("\u2581", " ")
         else:
             text = token = reply_text(player, prompt, seed)
         constrained = "grammar" in (body.get("extra_body") or body) or body.get("response_format")
@@ -209,7 +230,8 @@ class Handler(BaseHTTPRequestHandler):
             text = json.dumps({"choice": text})
         choice = {"index": index, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
         if body.get("logprobs") and tokens and not options.get("drop_logprobs"):
-            choice["logprobs"] = {"content": token_logprobs(token, tokens, int(body.get("top_logprobs") or 0))}
+            choice["logprobs"] = {"content": token_logprobs(token, tokens, int(body.get("top_logprobs") or 0),
+                                                            bool(options.get("collapse")))}
         return choice
 
     def _fault(self, options: dict, prompt: str, model: str, request: tuple) -> str | None:
@@ -239,6 +261,21 @@ class Handler(BaseHTTPRequestHandler):
         if kind is not None:
             headers = {"Retry-After": str(options.get("retry_after", 0.1))} if kind == "429" else {}
             return self._error(int(kind), None, f"transient {kind}", kind, headers)
+        return None
+
+    def _rejected(self, options: dict, body: dict) -> str | None:
+        """Reject a parameter the way the providers of ``no_logprobs``, ``top_cap``, ``no_seed_with_n`` do."""
+        if body.get("logprobs") and options.get("no_logprobs"):
+            return self._error(400, "invalid_request_error", "logprobs is not supported for this model deployment",
+                               "no_logprobs")
+        cap = options.get("top_cap")
+        if body.get("logprobs") and cap is not None and int(body.get("top_logprobs") or 0) > int(cap):
+            message = (f"'top_logprobs' must be between 0 and {cap}" if options.get("cap_wording") == "between"
+                       else f"Invalid 'top_logprobs': integer above maximum value. Expected a value <= {cap}, "
+                            f"but got {body.get('top_logprobs')} instead.")
+            return self._error(400, "invalid_value", message, "top_cap")
+        if options.get("no_seed_with_n") and body.get("seed") is not None and int(body.get("n") or 1) > 1:
+            return self._error(400, "invalid_request_error", "seed is not supported when n > 1", "no_seed_with_n")
         return None
 
     def _error(self, status: int, code, message: str, outcome: str, headers=None) -> str:

@@ -3,7 +3,7 @@
 llama-cpp-python reuses the KV cache of the prefix a prompt shares with the previous one, which
 changes the logits' last bits, so a seeded answer depended on the server's history and a cold rerun
 of the collective-risk games differed from round 3 on. The server now evaluates every request from
-its first token (workflow_scripts.llm.embedded.COLD_SERVER). The log-probabilities returned at the
+its first token (workflow_scripts.llm.chat_server.evaluate_cold). The log-probabilities returned at the
 answer position are the sensitive witness: with prefix reuse they differ in their last digits
 after another history; without it they are equal to the last bit, and so are the sampled answers.
 """

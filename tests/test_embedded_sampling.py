@@ -45,8 +45,9 @@ DEFAULTS = (SERVER_DEFAULTS, {})
 # Seed 001 SI §4.1: the memory-1 round-one prompt, standard stage payoffs, no framing, SI §2 system prompt.
 MEMORY1_ROUND1 = messages("Follow specified goals", user_prompt("round1", StagePayoffs.of((3, 0, 5, 1))))
 # A prompt whose minority answer has under 5% of the top answer's probability, so min_p 0.05 removes
-# it (found by probing the embedded model: P(L) 0.034-0.037, i.e. 0.036-0.038 of P(R), depending on
-# what the server evaluated before; "R R R R" was too close to the 5% edge, 0.046-0.049).
+# it (found by probing the embedded model under Llama-2's fallback format: P(L) 0.036-0.038 of P(R),
+# depending on what the server evaluated before; "R R R R" was too close to the 5% edge, 0.046-0.049;
+# under Gemma's turns, the template since issue 18, P(L) 0.0028 and P(R) 0.115: 0.024 of P(R)).
 MIN_P_PROMPT = [{"role": "user", "content": "R R R R!"}]
 
 
@@ -148,3 +149,28 @@ def test_server_defaults_never_draw_an_answer_below_min_p_and_neutral_values_do(
           f"[{n_low:.4f}, {n_high:.4f}]; server defaults {defaults}/200, 95% Wilson [{d_low:.4f}, {d_high:.4f}]")
     assert neutral > 0 and n_low <= q <= n_high
     assert defaults == 0 and d_high < q
+
+
+def test_the_server_formats_conversations_with_the_gemma_template(server):
+    """The server applies the product's template, not llama-cpp-python's Llama-2 fallback (issue 18): a
+    chat request's prompt_tokens equals the server tokenizer's count of the conversation written in
+    Gemma turns (chat_templates.formatter; the tokenize endpoint adds the BOS itself), and differs from
+    the count of the same conversation in Llama-2's [INST] format."""
+    import json
+    import urllib.request
+
+    from llama_cpp.llama_chat_format import format_llama2
+
+    from workflow_scripts.llm.chat_templates import formatter
+
+    def post(path, body):
+        request = urllib.request.Request(server.removesuffix("/v1") + path, data=json.dumps(body).encode(),
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            return json.load(reply)
+
+    count = lambda text: post("/extras/tokenize/count", {"input": text})["count"]
+    gemma = formatter("gemma3")(messages=MEMORY1_ROUND1).prompt.removeprefix("<bos>")
+    llama2 = format_llama2(messages=MEMORY1_ROUND1).prompt
+    asked = post("/v1/chat/completions", {"messages": MEMORY1_ROUND1, "max_tokens": 1, "temperature": 0})
+    assert asked["usage"]["prompt_tokens"] == count(gemma) != count(llama2)

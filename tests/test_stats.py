@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from workflow_scripts.stats import bootstrap_mean_interval, mean_shift_test
+from workflow_scripts.stats import (bootstrap_mean_interval, difference_interval, fisher_p_value, mean_shift_test,
+                                   wilson_interval)
 
 
 def test_permutation_p_value_counts_the_extreme_splits():
@@ -68,3 +69,53 @@ def test_bca_interval_agrees_with_the_normal_interval_on_a_large_sample():
     half = 1.959964 * values.std(ddof=1) / 10
     low, high = bootstrap_mean_interval(values, resamples=9999, seed=2)
     assert low == pytest.approx(49.5 - half, abs=0.5) and high == pytest.approx(49.5 + half, abs=0.5)
+
+
+# --- NaN and non-whole inputs are refused, never tested (issue 18) ---
+
+def test_a_nan_total_is_refused_where_scipy_reports_p_zero():
+    """scipy's own permutation test over [1, 2, NaN] vs [3, 4, 5] returns a P value (not NaN); the
+    helper refuses the NaN and names the sample and position instead of reporting any P."""
+    raw = stats.permutation_test(([1.0, 2.0, math.nan], [3.0, 4.0, 5.0]), lambda x, y: np.mean(x) - np.mean(y),
+                                 permutation_type="independent", n_resamples=99)
+    assert not math.isnan(raw.pvalue)  # the fault being guarded against
+    with pytest.raises(ValueError, match=r"sample: 1 of 3 values are NaN or infinite \(first at position 2"):
+        mean_shift_test([1.0, 2.0, math.nan], [3.0, 4.0, 5.0])
+    with pytest.raises(ValueError, match="reference: 1 of 2"):
+        mean_shift_test([1.0, 2.0], [math.inf, 4.0])
+
+
+def test_bootstrap_refuses_nan_and_infinity():
+    with pytest.raises(ValueError, match="values: 1 of 3"):
+        bootstrap_mean_interval([1.0, math.nan, 3.0])
+    with pytest.raises(ValueError, match="values: 2 of 2"):
+        bootstrap_mean_interval([-math.inf, math.nan])
+
+
+@pytest.mark.parametrize("args", [(math.nan, 10), (3, math.nan), (2.5, 10), (-1, 10), (11, 10), (3, math.inf)])
+def test_wilson_refuses_counts_that_are_not_whole(args):
+    """A NaN or fractional count would be cast silently (binomtest(2.5 -> 2)); k > n is no proportion."""
+    with pytest.raises(ValueError):
+        wilson_interval(*args)
+
+
+def test_wilson_of_whole_float_counts_equals_the_integer_one():
+    """3.0 of 10.0 (as pandas sums give) is 3 of 10: Wilson (0.1078, 0.6032) by hand,
+    (p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n) with z = 1.959964."""
+    z, n, p = 1.959964, 10, 0.3
+    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    expected = ((centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n))
+    assert wilson_interval(3.0, 10.0) == pytest.approx(expected, abs=1e-6)
+
+
+def test_fisher_and_newcombe_refuse_nan_counts_and_agree_with_scipy_otherwise():
+    with pytest.raises(ValueError, match="k1"):
+        fisher_p_value(math.nan, 10, 3, 10)
+    with pytest.raises(ValueError, match="n2"):
+        fisher_p_value(3, 10, 3, 9.5)
+    with pytest.raises(ValueError, match="exceed"):
+        fisher_p_value(11, 10, 3, 10)
+    with pytest.raises(ValueError, match="k2"):
+        difference_interval(3, 10, math.nan, 10)
+    assert fisher_p_value(9, 10, 2, 10) == pytest.approx(stats.fisher_exact([[9, 1], [2, 8]]).pvalue)
+    assert math.isnan(fisher_p_value(0, 0, 2, 10))

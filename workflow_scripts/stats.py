@@ -1,5 +1,12 @@
 """Statistical helpers shared by the analyses (thin wrappers around scipy.stats).
 
+Every helper checks its input before scipy sees it: scipy's permutation test over data holding a
+NaN returns a P value (0.0 for a sample with one NaN) and ``binomtest`` / ``fisher_exact`` cast
+counts to integers silently (2.5 becomes 2), so a NaN (an incomplete game's total), an infinity
+or a count that is not a whole number is refused with a :class:`ValueError` naming the argument
+and the position; no P value or interval is ever computed over it. Callers drop incomplete units
+first (e.g. :func:`workflow_scripts.crg.analysis.seat_results.complete_seats`).
+
 scipy.stats is imported by the function that calls it, not with this module: it takes about a second
 to import, and most jobs that import this module (tables, figures) never call it (issue 16).
 """
@@ -10,6 +17,32 @@ import math
 from typing import Sequence
 
 import numpy as np
+
+def finite_values(values: Sequence[float], name: str) -> np.ndarray:
+    """``values`` as a float array, refused if any is NaN or infinite.
+
+    Raises:
+        ValueError: naming ``name``, how many values are not finite and the first position.
+    """
+    x = np.asarray(values, float)
+    bad = np.flatnonzero(~np.isfinite(x))
+    if bad.size:
+        raise ValueError(f"{name}: {bad.size} of {x.size} values are NaN or infinite (first at position "
+                         f"{int(bad[0])}: {x.flat[bad[0]]}); drop incomplete units (games) before the test, "
+                         "no statistic is computed over them")
+    return x
+
+
+def whole_count(value, name: str) -> int:
+    """``value`` as a non-negative int, refused if it is NaN, infinite, negative or not whole.
+
+    Raises:
+        ValueError: naming ``name`` and the value.
+    """
+    number = float(value)
+    if not math.isfinite(number) or number < 0 or number != int(number):
+        raise ValueError(f"{name} must be a whole count >= 0, got {value!r}")
+    return int(number)
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -24,8 +57,11 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
         (low, high) in [0, 1]; (nan, nan) when ``trials`` is 0 (no valid answer: no estimate).
 
     Raises:
-        ValueError: if k or n is negative or k > n (from scipy).
+        ValueError: if k or n is NaN, negative or not whole (:func:`whole_count`), or k > n.
     """
+    successes, trials = whole_count(successes, "successes"), whole_count(trials, "trials")
+    if successes > trials:
+        raise ValueError(f"successes {successes} > trials {trials}")
     if trials == 0:
         return (math.nan, math.nan)
     from scipy.stats import binomtest
@@ -55,8 +91,12 @@ def mean_shift_test(sample: Sequence[float], reference: Sequence[float], resampl
     Returns:
         (mean(sample) - mean(reference), P). P is NaN when either sample has fewer than two
         units (scipy needs two; no test is made), the shift NaN when either is empty.
+
+    Raises:
+        ValueError: if a value is NaN or infinite (:func:`finite_values`): scipy would return
+            P = 0 over it.
     """
-    x, y = np.asarray(sample, float), np.asarray(reference, float)
+    x, y = finite_values(sample, "sample"), finite_values(reference, "reference")
     if x.size == 0 or y.size == 0:
         return (math.nan, math.nan)
     shift = float(x.mean() - y.mean())
@@ -93,8 +133,11 @@ def bootstrap_mean_interval(values: Sequence[float], confidence: float = 0.95, r
 
     Returns:
         (low, high); (nan, nan) for an empty sample.
+
+    Raises:
+        ValueError: if a value is NaN or infinite (:func:`finite_values`).
     """
-    x = np.asarray(values, float)
+    x = finite_values(values, "values")
     if x.size == 0:
         return (math.nan, math.nan)
     if np.all(x == x[0]):
@@ -117,10 +160,34 @@ def difference_interval(k1: int, n1: int, k2: int, n2: int, confidence: float = 
 
     Returns:
         (low, high) in [-1, 1]; (nan, nan) when n1 or n2 is 0.
+
+    Raises:
+        ValueError: if a count is NaN, negative or not whole, or k > n (:func:`wilson_interval`).
     """
+    k1, n1, k2, n2 = (whole_count(v, name) for v, name in ((k1, "k1"), (n1, "n1"), (k2, "k2"), (n2, "n2")))
     if n1 == 0 or n2 == 0:
         return (math.nan, math.nan)
     p1, p2 = k1 / n1, k2 / n2
     (l1, u1), (l2, u2) = wilson_interval(k1, n1, confidence), wilson_interval(k2, n2, confidence)
     d = p1 - p2
     return (d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2))
+
+
+def fisher_p_value(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Two-sided Fisher exact P of k1/n1 against k2/n2 (``scipy.stats.fisher_exact`` on
+    [[k1, n1 - k1], [k2, n2 - k2]]; Fisher 1935, the exact test of a 2 x 2 table).
+
+    Returns:
+        P in [0, 1]; NaN when n1 or n2 is 0 (no test).
+
+    Raises:
+        ValueError: if a count is NaN, negative or not whole, or k > n.
+    """
+    k1, n1, k2, n2 = (whole_count(v, name) for v, name in ((k1, "k1"), (n1, "n1"), (k2, "k2"), (n2, "n2")))
+    if k1 > n1 or k2 > n2:
+        raise ValueError(f"successes exceed trials: {k1}/{n1}, {k2}/{n2}")
+    if n1 == 0 or n2 == 0:
+        return math.nan
+    from scipy.stats import fisher_exact
+
+    return float(fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)

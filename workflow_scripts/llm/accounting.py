@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request
 from workflow_scripts.llm.parsing import VALID, parse_answer
 
@@ -45,6 +46,9 @@ class JobStats:
         not_asked: requests the layer did not ask (budget reached, the Snakemake process ended).
         not_valid: answers that are not a valid option (invalid, empty, truncated, refused).
         quarantined: damaged cache entries moved aside (and asked again).
+        seed_dropped, logprobs_refused, top_logprobs_lowered: answers received now (not from the
+            cache) whose request was changed because the provider rejected a parameter
+            (:mod:`workflow_scripts.llm.adaptation`).
         cost_usd: spend of the calls made now whose price is known (USD).
         cost_unknown: calls made now whose price is unknown.
         failures: (kind, label, reason) of each request without an answer; kind is ``failed``,
@@ -60,6 +64,9 @@ class JobStats:
     not_asked: int = 0
     not_valid: int = 0
     quarantined: int = 0
+    seed_dropped: int = 0
+    logprobs_refused: int = 0
+    top_logprobs_lowered: int = 0
     cost_usd: float = 0.0
     cost_unknown: int = 0
     failures: list[tuple[str, str, str]] = field(default_factory=list)
@@ -76,14 +83,22 @@ class JobStats:
             return
         if completion.from_cache:
             self.cache_hits += 1
-        elif completion.batch_index == 0:  # further samples of one call are not calls
-            self.calls += 1
-            if completion.cost_usd is None:
-                self.cost_unknown += 1
-            else:
-                self.cost_usd += completion.cost_usd
+        else:
+            self._count_adaptation(completion)
+            if completion.batch_index == 0:  # further samples of one call are not calls
+                self.calls += 1
+                if completion.cost_usd is None:
+                    self.cost_unknown += 1
+                else:
+                    self.cost_usd += completion.cost_usd
         if parse_answer(completion.text, completion.finish_reason, request.options).status != VALID:
             self.not_valid += 1
+
+    def _count_adaptation(self, completion: Completion) -> None:
+        change = Adaptation.of_entry(completion.entry)
+        self.seed_dropped += change.seed_dropped
+        self.logprobs_refused += change.logprobs_refused
+        self.top_logprobs_lowered += change.top_cap is not None and not change.logprobs_refused
 
     def as_dict(self) -> dict:
         """The counts (without the failure list) as a flat dict, spend rounded to 1e-6 USD."""

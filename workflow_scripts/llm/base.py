@@ -68,6 +68,9 @@ class Completion:
         not_asked: the layer did not ask (budget reached, the Snakemake process ended): a rerun
             asks it; ``failure`` says why and how to resume.
         quarantined: damaged cache entries of this request moved aside while answering it.
+        adaptation: what was changed in the request because the provider rejected a parameter
+            (:mod:`workflow_scripts.llm.adaptation`: seed dropped, log-probabilities refused or
+            ``top_logprobs`` lowered), with the provider's reason; None when nothing was.
     """
 
     key: str
@@ -87,6 +90,7 @@ class Completion:
     batch_index: int = 0
     not_asked: bool = False
     quarantined: int = 0
+    adaptation: str | None = None
 
     @property
     def answered(self) -> bool:

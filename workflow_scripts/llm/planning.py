@@ -3,7 +3,8 @@
 :class:`Planned` takes the place of a job's wrapped model while the job's own code runs (the
 same elicitation, game and re-ask code as a real run, so the same requests in the same order).
 Each request's cache key is computed exactly as the layer computes it
-(:meth:`~workflow_scripts.llm.spec.ModelSpec.cache_key`) and looked up without changing the cache:
+(:meth:`~workflow_scripts.llm.spec.ModelSpec.cache_key`) and looked up as the layer looks it up (its own key, then
+the keys of its adaptations: :func:`workflow_scripts.llm.cache.find`), without changing the cache:
 
 - found: its answer is returned as the cache would return it, so a game goes on as it went, a
   cached unreadable answer leads to the same re-ask, and nothing of it is counted as missing;
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from workflow_scripts.llm.base import Completion, Request
-from workflow_scripts.llm.cache import ResponseCache, completion_of
+from workflow_scripts.llm.cache import ResponseCache, completion_of, find
 from workflow_scripts.llm.choice import PREVIOUS_ANSWER_CHARS, attempt_of, reask_messages
 from workflow_scripts.llm.pricing import tokens_cost
 from workflow_scripts.llm.spec import ModelSpec
@@ -126,7 +127,7 @@ class Planned:
             attempt = attempt_of(request.replicate)
             self.tally.questions += attempt == 0
             key = self.spec.cache_key(request)
-            entry, _ = self.cache.read(key, quarantine=False)
+            entry, _ = find(self.cache, self.spec, request, key, quarantine=False)
             if entry is not None:
                 self.tally.cached += 1
                 results.append(completion_of(entry, from_cache=True))

@@ -19,7 +19,11 @@ error is sorted into one of four kinds:
   ``content_filter`` and no text, which the parser labels ``refused``;
 - **too long** (``ContextWindowExceededError``, or a 400 saying so: :data:`TOO_LONG_MARKERS`): a
   failed completion that a rerun cannot fix;
-- **permanent** (authentication, permission, unknown model, a rejected parameter, an exhausted
+- **a parameter the request can do without** (a 400 naming ``logprobs`` / ``top_logprobs`` or
+  ``seed`` that was sent: :mod:`workflow_scripts.llm.adaptation`): the call is made again without
+  it (or with the ``top_logprobs`` the provider states), the change recorded in the answer's entry
+  (``adaptation``) and applied to the model's later calls of the job;
+- **permanent** (authentication, permission, unknown model, any other rejected parameter, an exhausted
   quota): :class:`~workflow_scripts.llm.base.PermanentQueryError` naming the model and the config
   field; the model's job stops, everything answered stays in the cache.
 """
@@ -40,6 +44,7 @@ from typing import Callable, Sequence
 
 import litellm  # offline: workflow_scripts.llm (imported first) set LITELLM_LOCAL_MODEL_COST_MAP
 
+from workflow_scripts.llm.adaptation import Adaptation, Learned, rejection
 from workflow_scripts.llm.base import Completion, OneOfBatch, PermanentQueryError, Request, not_asked
 from workflow_scripts.llm.cache import completion_of
 from workflow_scripts.llm.pricing import answer_cost
@@ -95,6 +100,7 @@ class LiteLLMModel(OneOfBatch):
 
     def __init__(self, spec: ModelSpec, sleep=asyncio.sleep, halt: Callable[[], str | None] | None = None):
         self.spec, self._sleep, self.halt = spec, sleep, halt
+        self.learned = Learned()
 
     async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
         """One answer per request (replicates of one question), up to ``capabilities.n`` per call.
@@ -119,6 +125,8 @@ class LiteLLMModel(OneOfBatch):
         """One provider call for the replicates ``chunk`` (with the one retry layer)."""
         first = chunk[0]
         params = self.spec.request_params(list(first.messages), first.replicate, first.options, first.logprobs, len(chunk))
+        adaptation = self.learned.for_call(params)
+        params = adaptation.apply(params)
         started, retries = time.monotonic(), 0
         while True:
             reason = self._halted()
@@ -130,11 +138,18 @@ class LiteLLMModel(OneOfBatch):
             except PERMANENT_ERRORS as error:
                 if _is_refusal(error):
                     latency = time.perf_counter() - call_started
-                    return [self._refusal(r, params, error, latency, retries, i, len(chunk)) for i, r in enumerate(chunk)]
+                    return [self._refusal(r, params, error, latency, retries, i, len(chunk), adaptation)
+                            for i, r in enumerate(chunk)]
                 if _is_too_long(error):
                     reason = f"prompt longer than the model's context: {self._short(error)}"
                     return [failed(r, params, reason, retries, retryable=False) for r in chunk]
-                raise self._permanent(error, first) from error
+                change = rejection(self._short(error), params) if isinstance(error, litellm.BadRequestError) else None
+                if change is None:
+                    raise self._permanent(error, first) from error
+                self.learned.learn(change, params)
+                adaptation, params = adaptation.combined(change), change.apply(params)
+                log.warning("%s: %s; asking again", first.label or self.spec.name, change.note())
+                continue
             except TRANSIENT_ERRORS as error:
                 if _is_quota(error):
                     raise self._permanent(error, first) from error
@@ -148,7 +163,7 @@ class LiteLLMModel(OneOfBatch):
                             retries, wait)
                 await self._pause(wait)
                 continue
-            return self._answered(chunk, params, raw, time.perf_counter() - call_started, retries)
+            return self._answered(chunk, params, raw, time.perf_counter() - call_started, retries, adaptation)
 
     async def _pause(self, seconds: float) -> None:
         """Wait ``seconds`` before a retry; with a halt, in steps of at most 1 s, ending early on it."""
@@ -203,15 +218,18 @@ class LiteLLMModel(OneOfBatch):
         )
 
     def _refusal(self, request: Request, params: dict, error: Exception, latency: float, retries: int,
-                 index: int = 0, size: int = 1) -> Completion:
+                 index: int = 0, size: int = 1, adaptation: Adaptation = Adaptation()) -> Completion:
         log.info("%s: content policy refused a request: %s", self.spec.name, self._short(error))
         entry = self._entry(request, params, text="", finish_reason="content_filter",
                             latency=latency if index == 0 else 0.0, retries=retries)
         entry["response"]["provider_error"] = self._short(error)
+        if adaptation:
+            entry["adaptation"] = adaptation.as_entry()
         _mark_batch(entry, index, size)
         return completion_of(entry, from_cache=False)
 
-    def _answered(self, chunk: Sequence[Request], params: dict, raw, latency: float, retries: int) -> list[Completion]:
+    def _answered(self, chunk: Sequence[Request], params: dict, raw, latency: float, retries: int,
+                  adaptation: Adaptation = Adaptation()) -> list[Completion]:
         """The completions of one answered call: one per returned sample (at most ``len(chunk)``);
         the call's usage, cost and latency go to sample 0 (see :class:`Completion`)."""
         usage = getattr(raw, "usage", None)
@@ -225,8 +243,10 @@ class LiteLLMModel(OneOfBatch):
                 cost=cost if index == 0 else 0.0,
             )
             entry["response"].update(model=getattr(raw, "model", None), provider_response_id=getattr(raw, "id", None))
-            if request.logprobs:
+            if request.logprobs and params.get("logprobs"):
                 entry["response"]["logprobs"] = token_logprobs(choice)
+            if adaptation:
+                entry["adaptation"] = adaptation.as_entry()
             _mark_batch(entry, index, len(chunk))
             completions.append(completion_of(entry, from_cache=False))
         return completions

@@ -26,7 +26,10 @@ come first and whose answer columns (:data:`ANSWER_FIELDS`) are the same everywh
   beside a game's move as beside an estimate; null when none were asked or they could not be used;
 - ``outside_probability``: reported probability outside the answers at the answer position;
 - ``fallback``: why log-probabilities could not be used (a sampled row: why its question was
-  sampled), else null.
+  sampled), else null;
+- ``adaptation``: what was changed in the last attempt's request because the provider rejected a
+  parameter (seed dropped, log-probabilities refused, ``top_logprobs`` lowered), with the
+  provider's words (:mod:`workflow_scripts.llm.adaptation`), else null.
 
 Nothing here depends on whether an answer came from the cache, so a replayed run writes the
 same bytes as the run that paid for the answers.
@@ -57,7 +60,7 @@ ANSWER_FIELDS = [
     ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()), ("cost_usd", pa.float64()),
     ("cost_unknown", pa.int16()), ("latency_s", pa.float64()), ("seed", pa.int64()), ("failure", pa.string()),
     ("estimation", pa.string()), ("choice_probabilities", pa.string()), ("outside_probability", pa.float64()),
-    ("fallback", pa.string()),
+    ("fallback", pa.string()), ("adaptation", pa.string()),
 ]
 ANSWER_COLUMNS = [name for name, _ in ANSWER_FIELDS]
 
@@ -92,6 +95,7 @@ def answer_record(answer: Answer, estimation: str = SAMPLE, fallback: str | None
         "choice_probabilities": canonical_json(probabilities.values) if probabilities and probabilities.values else None,
         "outside_probability": probabilities.outside if probabilities else None,
         "fallback": fallback or (probabilities.fallback if probabilities else None),
+        "adaptation": last.completion.adaptation,
     }
 
 
@@ -135,7 +139,8 @@ def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataF
         re-asks), ``<status>_rate``, ``reask_rate`` (share of attempts that were re-asks),
         ``kind_<kind>`` for each of :data:`ANSWER_KINDS` (valid answers written in that form:
         which forms a model writes), ``nonconforming`` (answers that broke their constraint), ``seedless`` (questions sent
-        without a seed), ``probability_estimates`` (log-probability requests that gave the
+        without a seed), ``adapted`` (questions whose request was changed because the provider
+        rejected a parameter), ``probability_estimates`` (log-probability requests that gave the
         probabilities), ``fallbacks`` (log-probability requests that could not, their questions
         sampled instead), ``cost_usd``, ``cost_unknown``, ``prompt_tokens``, ``completion_tokens``,
         ``latency_s`` (sum) and ``latency_mean_s`` (per attempt).
@@ -146,12 +151,13 @@ def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataF
         valid=asked["status"].eq(VALID),
         nonconforming=asked["conforms"].eq(False),
         seedless=asked["seed"].isna() & asked["failure"].isna(),
+        adapted=asked["adaptation"].notna(),
         probability_estimates=asked["estimation"].eq(LOGPROBS) & asked["choice_probabilities"].notna(),
         fallbacks=asked["estimation"].eq(LOGPROBS) & asked["fallback"].notna(),
         **{f"n_{s}": asked["status"].eq(s) for s in STATUSES if s != VALID},
         **{f"kind_{k}": asked["status"].eq(VALID) & asked["answer_kind"].eq(k) for k in ANSWER_KINDS},
     )
-    sums = ["valid", "nonconforming", "seedless", "probability_estimates", "fallbacks", "attempts", "cost_usd", "cost_unknown", "prompt_tokens",
+    sums = ["valid", "nonconforming", "seedless", "adapted", "probability_estimates", "fallbacks", "attempts", "cost_usd", "cost_unknown", "prompt_tokens",
             "completion_tokens", "latency_s"] + [f"n_{s}" for s in STATUSES if s != VALID] + [f"kind_{k}" for k in ANSWER_KINDS]
     grouped = frame.groupby(by, sort=True, dropna=False)
     out = grouped[sums].sum(min_count=0)

@@ -108,28 +108,29 @@ def register_custom_providers(providers: Mapping[str, str]) -> None:
 
 
 class EmbeddedServers:
-    """llama.cpp servers of one job, started on first use, one per embedded model file."""
+    """llama.cpp servers of one job, started on first use, one per embedded model file and chat template."""
 
     def __init__(self, runtime: Runtime, stack: contextlib.ExitStack):
         self.runtime, self.stack, self.served = runtime, stack, {}
 
-    def server(self, embedded: str):
-        """The :class:`~workflow_scripts.llm.embedded.Served` server of ``embedded`` (started now if
-        it is not running)."""
-        if embedded not in self.served:
+    def server(self, spec: ModelSpec):
+        """The :class:`~workflow_scripts.llm.embedded.Served` server of ``spec.embedded`` with
+        ``spec.chat_template`` (started now if it is not running)."""
+        served = (spec.embedded, spec.chat_template)
+        if served not in self.served:
             from workflow_scripts.llm.embedded import embedded_server, gguf_path
 
             settings = self.runtime.embedded
-            model_file = gguf_path(embedded, settings["model_dir"])
-            self.served[embedded] = self.stack.enter_context(embedded_server(
-                model_file, Path(self.runtime.log_dir) / f"{embedded}.log",
-                n_ctx=int(settings["n_ctx"]), threads=int(settings["threads"]),
+            model_file = gguf_path(spec.embedded, settings["model_dir"])
+            self.served[served] = self.stack.enter_context(embedded_server(
+                model_file, Path(self.runtime.log_dir) / f"{spec.embedded}.log",
+                n_ctx=int(settings["n_ctx"]), threads=int(settings["threads"]), chat_template=spec.chat_template,
             ))
-        return self.served[embedded]
+        return self.served[served]
 
-    def api_base(self, embedded: str) -> str:
-        """Base URL of the server of ``embedded`` (started now if it is not running)."""
-        return self.server(embedded).base
+    def api_base(self, spec: ModelSpec) -> str:
+        """Base URL of the server of ``spec`` (started now if it is not running)."""
+        return self.server(spec).base
 
 
 class Deferred(OneOfBatch):
@@ -171,13 +172,13 @@ class LazyServed(Deferred):
     def build(self):
         from workflow_scripts.llm.provider import LiteLLMModel
 
-        base = self.servers.api_base(self.spec.embedded)
+        base = self.servers.api_base(self.spec)
         return LiteLLMModel(dataclasses.replace(self.spec, api_base=base), halt=self.halt)
 
     async def complete_batch(self, requests) -> list[Completion]:
         completions = await super().complete_batch(requests)
         if any(c.failure is not None and not c.not_asked for c in completions):
-            self.servers.server(self.spec.embedded).check_alive()  # a dead server answers nothing more
+            self.servers.server(self.spec).check_alive()  # a dead server answers nothing more
         return completions
 
 
@@ -244,7 +245,7 @@ def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
         return Accounted(Cached(NoCalls(spec, shared.missing), shared.cache), stats)
     if spec.embedded:
         provider = ContextGuard(LazyServed(spec, servers, shared.halt), shared.longest, lambda messages: (
-            int(runtime.embedded["n_ctx"]), server_tokens(servers.api_base(spec.embedded), messages)))
+            int(runtime.embedded["n_ctx"]), server_tokens(servers.api_base(spec), messages)))
     else:
         provider = ContextGuard(Deferred(spec, runtime, shared.halt), shared.longest,
                                 lambda messages: _api_context(spec, messages))

@@ -65,6 +65,9 @@ class ModelSpec:
         embedded: name of the embedded model to start on loopback, or None.
         server: the kind of server at ``api_base`` (``llama.cpp``, or None for a provider whose
             defaults need no override); the embedded model is llama.cpp whatever it says.
+        chat_template: the chat template its server formats messages with
+            (:mod:`workflow_scripts.llm.chat_templates`; config ``chat_template``, default the embedded
+            model's own), part of the cache key; None for a model that is not embedded.
         accepts_seed: the provider takes a ``seed`` (config ``capabilities.seed``; else litellm's
             list of supported parameters); without it no seed is sent and answers record none.
         estimation: ``sample``, ``logprobs`` or ``auto`` (see the module docstring).
@@ -96,6 +99,7 @@ class ModelSpec:
     served_by: str | None = None
     embedded: str | None = None
     server: str | None = None
+    chat_template: str | None = None
     accepts_seed: bool = True
     estimation: str = SAMPLE
     top_logprobs: int = 20
@@ -136,6 +140,7 @@ class ModelSpec:
             served_by=entry["served_by"] or _embedded_identity(entry["embedded"]),
             embedded=entry["embedded"],
             server=entry["server"],
+            chat_template=_chat_template(name, entry["embedded"], entry["chat_template"]),
             accepts_seed=seed,
             estimation=entry["estimation"],
             top_logprobs=entry["logprobs"]["top"],
@@ -265,18 +270,39 @@ class ModelSpec:
         return params
 
     def identity(self, params: dict) -> dict:
-        """What the cache key holds besides the replicate: the request plus who serves it, and the
-        kind of server where the config names one (the embedded model's is implied by its file)."""
+        """What the cache key holds besides the replicate: the request plus who serves it, the kind of
+        server where the config names one (the embedded model's is implied by its file), and for an
+        embedded model the chat template that turns the messages into its prompt
+        (:func:`~workflow_scripts.llm.chat_templates.template_identity`)."""
         identity = {"params": params, "served_by": self.served_by or self.api_base}
         if self.server is not None and self.embedded is None:
             identity["server"] = self.server
+        if self.chat_template is not None:
+            from workflow_scripts.llm.chat_templates import template_identity
+
+            identity["chat_template"] = template_identity(self.chat_template)
         return identity
 
-    def cache_key(self, request) -> str:
+    def cache_key(self, request, adaptation=None) -> str:
         """Cache key (64 hex chars) of ``request`` (a :class:`~workflow_scripts.llm.base.Request`)
-        to this model, computed without asking it: the one definition every wrapper and the plan use."""
+        to this model, computed without asking it: the one definition every wrapper and the plan use.
+
+        Args:
+            adaptation: a :class:`~workflow_scripts.llm.adaptation.Adaptation`: the key of the
+                request as actually sent once a parameter the provider rejected was removed or lowered.
+        """
         params = self.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
+        if adaptation:
+            params = adaptation.apply(params)
         return request_key(self.identity(params), request.replicate)
+
+    def variant_keys(self, request) -> list[str]:
+        """The keys ``request`` may be stored under after an adaptation
+        (:func:`workflow_scripts.llm.adaptation.variants`), most likely first."""
+        from workflow_scripts.llm.adaptation import variants
+
+        params = self.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
+        return [request_key(self.identity(a.apply(params)), request.replicate) for a in variants(params)]
 
 
 def choice_schema(options: Sequence[str]) -> dict:
@@ -303,6 +329,30 @@ def derived_seed(seed: int, replicate: int | str, messages: list[dict]) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+SEED_WITH_N_REJECTED = ("together_ai",)
+"""litellm provider prefixes known to reject ``seed`` together with ``n`` > 1 (Together:
+together-py #214; litellm lists ``seed`` as supported): a model of one with ``capabilities.n`` > 1 and
+``capabilities.seed`` left open is sent no seed (its answers are recorded as seedless)."""
+
+
+def _chat_template(name: str, embedded: str | None, configured: str | None) -> str | None:
+    """The chat template of model ``name``: ``chat_template`` as configured, else the embedded model's
+    own (:data:`workflow_scripts.llm.embedded.EMBEDDED_CHAT_TEMPLATES`); None for a hosted model.
+
+    Raises:
+        ConfigError: ``chat_template`` on a model that is not embedded (its server's template is the
+            provider's; nothing here can set it).
+    """
+    if embedded is None:
+        if configured is not None:
+            raise ConfigError(f"models.{name}.chat_template: only an embedded model's server takes a chat "
+                              f"template (a provider formats its own); remove it, or set models.{name}.embedded")
+        return None
+    from workflow_scripts.llm.embedded import EMBEDDED_CHAT_TEMPLATES
+
+    return configured or EMBEDDED_CHAT_TEMPLATES[embedded]
+
+
 def _embedded_identity(embedded: str | None) -> str | None:
     if embedded is None:
         return None
@@ -312,8 +362,9 @@ def _embedded_identity(embedded: str | None) -> str | None:
 
 
 @functools.lru_cache(maxsize=None)
-def _accepts_seed(litellm_model: str, configured: bool | None, embedded: str | None) -> bool:
-    """Whether ``seed`` goes out: the config's ``capabilities.seed``, else litellm's knowledge.
+def _accepts_seed(litellm_model: str, configured: bool | None, embedded: str | None, n: int = 1) -> bool:
+    """Whether ``seed`` goes out: the config's ``capabilities.seed``, else our provider table
+    (:data:`SEED_WITH_N_REJECTED`, for ``n`` > 1), else litellm's knowledge.
 
     llama.cpp's server takes a seed; for providers litellm does not know (custom handlers) a
     seed is sent (it is harmless there and keeps replicates distinct).
@@ -322,6 +373,8 @@ def _accepts_seed(litellm_model: str, configured: bool | None, embedded: str | N
         return bool(configured)
     if embedded is not None:
         return True
+    if n > 1 and litellm_model.partition("/")[0] in SEED_WITH_N_REJECTED:
+        return False
     supported = _supported_params(litellm_model)
     return True if supported is None else "seed" in supported
 
@@ -388,6 +441,7 @@ def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimatio
     resolved.pop("budget_usd")  # a job resource, not a param: raising it reruns only the jobs it stopped
     resolved["decoding"] = {**resolved["decoding"], **(decoding or {})}
     resolved["served_by"] = resolved["served_by"] or _embedded_identity(resolved["embedded"])
+    resolved["chat_template"] = _chat_template(name, resolved["embedded"], resolved["chat_template"])
     capabilities = resolved["capabilities"]
     capabilities["seed"], capabilities["logprobs"] = resolve_capabilities(
         resolved["litellm_model"], capabilities, resolved["embedded"], custom_providers)
@@ -403,7 +457,8 @@ def resolve_capabilities(litellm_model: str, capabilities: dict, embedded: str |
     seed, logprobs = capabilities.get("seed"), capabilities.get("logprobs")
     if litellm_model.partition("/")[0] in custom_providers:
         return (True if seed is None else bool(seed)), (False if logprobs is None else bool(logprobs))
-    return _accepts_seed(litellm_model, seed, embedded), _returns_logprobs(litellm_model, logprobs, embedded)
+    return (_accepts_seed(litellm_model, seed, embedded, capabilities.get("n", 1)),
+            _returns_logprobs(litellm_model, logprobs, embedded))
 
 
 def probability_capable(name: str, entry: dict, custom_providers: Sequence[str] = ()) -> bool:

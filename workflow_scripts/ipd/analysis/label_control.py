@@ -21,10 +21,9 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from scipy.stats import fisher_exact
 
 from workflow_scripts.ipd.design.labels import CONTROLS, MEANING, STANDARD, SWAPPED, control_id
-from workflow_scripts.stats import difference_interval
+from workflow_scripts.stats import difference_interval, fisher_p_value, whole_count
 
 COLUMNS = [
     "model", "experiment", "condition", "framing", "labels", "scenario", "n_standard", "coop_standard",
@@ -61,9 +60,9 @@ def comparisons(counts: pd.DataFrame, alpha: float) -> pd.DataFrame:
 
 
 def _compare(standard: pd.Series, control: pd.Series, labels: str, alpha: float) -> dict:
-    k1, n1, k2, n2 = int(standard["n_L"]), int(standard["n_valid"]), int(control["n_L"]), int(control["n_valid"])
+    k1, n1, k2, n2 = (whole_count(row[column], column) for row in (standard, control) for column in ("n_L", "n_valid"))
     low, high = difference_interval(k2, n2, k1, n1)
-    p_value = fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue if n1 and n2 else math.nan
+    p_value = fisher_p_value(k1, n1, k2, n2)
     difference = k2 / n2 - k1 / n1 if n1 and n2 else math.nan
     return {
         "model": standard["model"], "experiment": standard["experiment"], "condition": standard["condition"],
