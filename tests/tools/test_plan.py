@@ -238,3 +238,15 @@ def test_paper_crg_overlay_by_hand():
     assert len(per_model) == 5 and set(per_model) == {35920} and set(plan["study"]) == {"crg"}
     designs = plan.groupby("experiment")["questions"].sum() / 5
     assert designs.to_dict() == {"selfplay": 6600, "controls": 10320, "scripted": 1000, "mixed": 18000}
+
+
+def test_a_sequential_experiment_is_planned_at_its_maximum(tmp_path):
+    """Where a sequential design stops depends on the answers; the plan's stand-in answers L to every
+    missing question, which would settle each scenario after one round of 5 at 95% (4/4 already
+    does). Planned at its maximum instead: 1 framing x 5 scenarios x 12 samples = 60 questions, as
+    the fixed design, not 5 x 5 = 25."""
+    grid = {"samples": 12, "max_reasks": 0, "framings": {"none": ""},
+            "experiments": {"original": {"kind": "memory1", "framings": ["none"],
+                                         "sequential": {"round": 5, "confidence": 0.95}}}}
+    row = rows(call_plan(tiny_config(tmp_path, ipd=grid)))[("a", "ipd", "original")]
+    assert (row["questions"], row["max_requests"]) == (60, 60)

@@ -10,7 +10,9 @@ would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models
 - ``missing``: questions whose answer is not in the cache;
 - ``max_requests``: provider calls to make at most: every missing question re-asked up to its limit
   (``ipd.max_reasks`` / ``crg.max_reasks``), samples asked ``capabilities.n`` per call, and every
-  log-probability question's fallback to sampling: an upper bound;
+  log-probability question's fallback to sampling: an upper bound (an experiment with a
+  ``sequential`` design is planned at its maximum, ``samples`` per scenario: where it stops depends
+  on the answers; ``benchmarks/bench_sequential.py`` gives the expected saving);
 - ``prompt_tokens``, ``answer_tokens``: of those requests, from the rendered prompts (litellm's
   tokenizer per message plus a chat-template allowance) and answers at their longest
   (``max_tokens``, or the longest constrained answer; ``unknown`` for free text without a limit);
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -110,6 +113,7 @@ def _ipd_condition_jobs(config: dict, condition: Condition, models: Sequence[str
                         lambda ms, pair=pair: play_pair(ms, pair, condition, system, reasks, texts))
                 for pair in model_pairs(list(models))]
     asked = probes(condition, system, texts)
+    condition = dataclasses.replace(condition, sequential=None)  # the upper bound: every sample asked
     jobs = [PlanJob("ipd", condition.experiment, _entries(config, [model]), reasks, note,
                     lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts), condition.samples)
             for model in models]
