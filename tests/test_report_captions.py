@@ -196,3 +196,15 @@ def test_overview_page_renders_for_every_config():
     assert "not run" in caption_text("workflow", "paper_crg")  # ipd.models: []
     paper = caption_text("workflow", "paper_ipd")
     assert "claude-sonnet-4" in paper and "gemma3-270m " not in paper
+
+
+def test_a_sequential_experiment_says_so_in_its_count_and_estimate_captions():
+    """``sequential: {round: 4}`` on the default's stopping experiment: both captions state the
+    rounds (4), the stopping level (the schema's 0.99) and the bias; the fixed design's do not."""
+    config = copy.deepcopy(CONFIGS["default"])
+    config["ipd"]["experiments"]["stopping"]["sequential"] = {"round": 4}
+    config = validated(config)
+    for caption in ("ipd/experiment/counts", "ipd/experiment/estimates"):
+        text = text_of(render(caption, config, experiment="stopping"))
+        assert "rounds of 4 until the Wilson interval at 0.99 excludes 0.5" in text and "biased" in text, caption
+        assert "Sequential design" not in caption_text(caption, "default", experiment="stopping")

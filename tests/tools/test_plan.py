@@ -116,6 +116,22 @@ def test_tokens_and_cost_against_litellms_tokenizer_and_price_map(tmp_path):
     price = litellm.model_cost["gpt-4o"]
     expected = 4 * per_prompt * price["input_cost_per_token"] + 4 * 16 * price["output_cost_per_token"]
     assert row["cost_usd"] == pytest.approx(expected, rel=1e-6) and row["cost_usd"] > 0
+    batch = 4 * per_prompt * price["input_cost_per_token_batches"] + 4 * 16 * price["output_cost_per_token_batches"]
+    assert row["batch_cost_usd"] == pytest.approx(batch, rel=1e-6) and 0 < row["batch_cost_usd"] < row["cost_usd"]
+
+
+def test_a_batch_price_the_map_lacks_is_unknown_not_a_discount(tmp_path):
+    """Together's Llama 3.3 70B has a synchronous price in litellm's map but no *_batches price: its
+    batch cost is unknown (and so is the grand total's), its synchronous cost known; a configured price
+    (a local server) has no batch API: unknown too."""
+    models = {"llama": {"enabled": True, "litellm_model": "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo",
+                        "decoding": {"max_tokens": 16}},
+              "free": {"enabled": True, "litellm_model": "ipdscripted/TFT",
+                       "pricing": {"input_cost_per_token": 0, "output_cost_per_token": 0}}}
+    assert "input_cost_per_token_batches" not in litellm.model_cost["together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo"]
+    plan = with_totals(call_plan(tiny_config(tmp_path, models=models, ipd=ONE_SHOT))).set_index(["model", "experiment"])
+    assert plan.loc[("llama", "one_shot"), "cost_usd"] > 0 and plan.loc[("llama", "one_shot"), "batch_cost_usd"] == "unknown"
+    assert plan.loc[("free", "one_shot"), "batch_cost_usd"] == "unknown" and plan.loc[(TOTAL, TOTAL), "batch_cost_usd"] == "unknown"
 
 
 def test_a_model_without_a_price_costs_unknown_never_zero(tmp_path):
@@ -238,3 +254,15 @@ def test_paper_crg_overlay_by_hand():
     assert len(per_model) == 5 and set(per_model) == {35920} and set(plan["study"]) == {"crg"}
     designs = plan.groupby("experiment")["questions"].sum() / 5
     assert designs.to_dict() == {"selfplay": 6600, "controls": 10320, "scripted": 1000, "mixed": 18000}
+
+
+def test_a_sequential_experiment_is_planned_at_its_maximum(tmp_path):
+    """Where a sequential design stops depends on the answers; the plan's stand-in answers L to every
+    missing question, which would settle each scenario after one round of 5 at 95% (4/4 already
+    does). Planned at its maximum instead: 1 framing x 5 scenarios x 12 samples = 60 questions, as
+    the fixed design, not 5 x 5 = 25."""
+    grid = {"samples": 12, "max_reasks": 0, "framings": {"none": ""},
+            "experiments": {"original": {"kind": "memory1", "framings": ["none"],
+                                         "sequential": {"round": 5, "confidence": 0.95}}}}
+    row = rows(call_plan(tiny_config(tmp_path, ipd=grid)))[("a", "ipd", "original")]
+    assert (row["questions"], row["max_requests"]) == (60, 60)

@@ -8,7 +8,9 @@ request's temperature (:mod:`workflow_scripts.llm.logprobs`). Where they cannot 
 provider, answers missing from the top list, too much mass outside the answers), that question
 falls back to ``samples`` sampled answers and the estimate records why; a request that got no
 answer at all (a provider failure) does not fall back: it stays failed, and a rerun asks it again.
-Otherwise the question is asked ``samples`` times (in calls of up to ``capabilities.n`` samples).
+Otherwise the question is asked ``samples`` times (in calls of up to ``capabilities.n`` samples),
+or, with a sequential design, in rounds until its reading is settled, ``samples`` at most
+(:mod:`workflow_scripts.llm.sequential`; also for a fallback).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Sequence
 
 from workflow_scripts.llm.base import LanguageModel
 from workflow_scripts.llm.choice import FAILED, Answer, ask_choice, ask_choices
+from workflow_scripts.llm.sequential import Sequential, ask_sequential
 from workflow_scripts.llm.spec import LOGPROBS, SAMPLE
 from workflow_scripts.llm.templates import PromptTemplate
 
@@ -85,7 +88,7 @@ class Estimate:
 
 async def estimate_choice(model: LanguageModel, messages: Sequence[dict], options: Sequence[str], samples: int,
                           max_reasks: int, reask_note: PromptTemplate, label: str = "",
-                          sample_on_fallback: bool = True) -> Estimate:
+                          sample_on_fallback: bool = True, sequential: Sequential | None = None) -> Estimate:
     """Estimate one question (module docstring).
 
     Args:
@@ -97,13 +100,19 @@ async def estimate_choice(model: LanguageModel, messages: Sequence[dict], option
         label: the question's name in logs.
         sample_on_fallback: False: a ``logprobs`` question that cannot be estimated is not
             sampled (an estimation check that has its sampled answers elsewhere).
+        sequential: sample in rounds until settled, ``sequential.maximum`` (= ``samples``) at most;
+            None: the fixed design of ``samples`` answers.
 
     Raises:
         PermanentQueryError: from the provider.
     """
+    async def sample() -> list[Answer]:
+        if sequential is not None:
+            return await ask_sequential(model, messages, options, sequential, max_reasks, reask_note, label)
+        return await ask_choices(model, messages, options, range(samples), max_reasks, reask_note, label, logprobs=False)
+
     if not model.spec.wants_logprobs:
-        return Estimate(SAMPLE, tuple(await ask_choices(model, messages, options, range(samples), max_reasks,
-                                                        reask_note, label, logprobs=False)))
+        return Estimate(SAMPLE, tuple(await sample()))
     probe = await ask_choice(model, messages, options, PROBE_REPLICATE, 0, reask_note, f"{label} logprobs", logprobs=True)
     if probe.probabilities is not None and probe.probabilities.values is not None:
         return Estimate(LOGPROBS, (probe,), probe.probabilities.values)
@@ -112,5 +121,4 @@ async def estimate_choice(model: LanguageModel, messages: Sequence[dict], option
     reason = probe.probabilities.fallback if probe.probabilities is not None else "no log-probabilities"
     if not sample_on_fallback:
         return Estimate(LOGPROBS, (probe,), None, reason)
-    sampled = await ask_choices(model, messages, options, range(samples), max_reasks, reask_note, label, logprobs=False)
-    return Estimate(SAMPLE, (probe, *sampled), None, reason)
+    return Estimate(SAMPLE, (probe, *await sample()), None, reason)

@@ -6,6 +6,11 @@ config gives one (a price of 0 is then a real price, e.g. a local server), else 
 lists some models without prices (0 and 0; ``anthropic/claude-sonnet-4-20250514`` in litellm
 1.110.2): those, and models it does not know, have an *unknown* price, reported as ``"unknown"``
 and never counted as free.
+
+Batch prices (:func:`batch_token_prices`): a provider's batch API bills at its own price, which
+litellm's map gives as ``input_cost_per_token_batches`` / ``output_cost_per_token_batches`` where it
+knows it (litellm 1.110.2: OpenAI, Anthropic, Gemini, xAI models among others; none for Together).
+Where the map has none the batch price is *unknown*: no discount is assumed.
 """
 
 from __future__ import annotations
@@ -31,6 +36,30 @@ def token_prices(litellm_model: str, pricing: Mapping | None = None) -> tuple[fl
     except Exception:  # litellm raises several kinds for models it has not mapped
         return None
     prompt, answer = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    if prompt is None or answer is None or (prompt == 0 and answer == 0):
+        return None
+    return float(prompt), float(answer)
+
+
+BATCH_FIELDS = ("input_cost_per_token_batches", "output_cost_per_token_batches")
+"""litellm's price-map fields of a model's batch-API prices (USD per token)."""
+
+
+def batch_token_prices(litellm_model: str, pricing: Mapping | None = None) -> tuple[float, float] | None:
+    """(USD per prompt token, USD per answer token) through the provider's batch API, or None if unknown.
+
+    From litellm's price map (:data:`BATCH_FIELDS`, module docstring); a model priced by the config
+    (``pricing``, e.g. a local server) has no batch API and no batch price: None.
+    """
+    if pricing:
+        return None
+    import litellm
+
+    try:
+        info = litellm.get_model_info(litellm_model)
+    except Exception:  # litellm raises several kinds for models it has not mapped
+        return None
+    prompt, answer = (info.get(name) for name in BATCH_FIELDS)
     if prompt is None or answer is None or (prompt == 0 and answer == 0):
         return None
     return float(prompt), float(answer)

@@ -10,12 +10,17 @@ would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models
 - ``missing``: questions whose answer is not in the cache;
 - ``max_requests``: provider calls to make at most: every missing question re-asked up to its limit
   (``ipd.max_reasks`` / ``crg.max_reasks``), samples asked ``capabilities.n`` per call, and every
-  log-probability question's fallback to sampling: an upper bound;
+  log-probability question's fallback to sampling: an upper bound (an experiment with a
+  ``sequential`` design is planned at its maximum, ``samples`` per scenario: where it stops depends
+  on the answers; ``benchmarks/bench_sequential.py`` gives the expected saving);
 - ``prompt_tokens``, ``answer_tokens``: of those requests, from the rendered prompts (litellm's
   tokenizer per message plus a chat-template allowance) and answers at their longest
   (``max_tokens``, or the longest constrained answer; ``unknown`` for free text without a limit);
 - ``cost_usd``: at the model's price (``models.<name>.pricing``, else litellm's price map),
-  ``unknown`` where the price is unknown, never 0 unless nothing is missing.
+  ``unknown`` where the price is unknown, never 0 unless nothing is missing;
+- ``batch_cost_usd``: the same requests at the provider's batch-API price where litellm's map has
+  one (:func:`~workflow_scripts.llm.pricing.batch_token_prices`), else ``unknown`` (no discount is
+  assumed).
 
 Requests are found by running each query job's own code with every model replaced by a
 :class:`~workflow_scripts.llm.planning.Planned` stand-in that computes the layer's cache keys and
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,7 +63,7 @@ from workflow_scripts.ipd.query.prompts import kind_templates, templates
 from workflow_scripts.llm import ModelSpec, PromptTemplate
 from workflow_scripts.llm.cache import ResponseCache
 from workflow_scripts.llm.planning import Planned, Tally
-from workflow_scripts.llm.pricing import UNKNOWN, token_prices
+from workflow_scripts.llm.pricing import UNKNOWN, batch_token_prices, token_prices
 from workflow_scripts.llm.session import register_custom_providers
 from workflow_scripts.llm.spec import LOGPROBS, answer_entry, probability_capable
 from workflow_scripts.config.schema import validated
@@ -66,7 +72,8 @@ from workflow_scripts.config.redaction import redact
 
 KEYS = ["model", "study", "experiment"]
 COUNTS = ["questions", "cached", "missing", "max_requests", "prompt_tokens", "answer_tokens"]
-PLAN_COLUMNS = KEYS + ["jobs"] + COUNTS + ["cost_usd"]
+COSTS = ["cost_usd", "batch_cost_usd"]
+PLAN_COLUMNS = KEYS + ["jobs"] + COUNTS + COSTS
 TOTAL = "total"
 
 
@@ -112,6 +119,7 @@ def _ipd_condition_jobs(config: dict, condition: Condition, models: Sequence[str
                         lambda ms, pair=pair: play_pair(ms, pair, condition, system, reasks, texts))
                 for pair in model_pairs(list(models))]
     asked = probes(condition, system, texts)
+    condition = dataclasses.replace(condition, sequential=None)  # the upper bound: every sample asked
     jobs = [PlanJob("ipd", condition.experiment, _entries(config, [model]), reasks, note,
                     lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts), condition.samples)
             for model in models]
@@ -175,17 +183,22 @@ def call_plan(config: dict, basedir: str | Path = ".") -> pd.DataFrame:
             key = (name, job.study, job.experiment)
             tallies[key] = tallies.get(key, Tally()).add(model.tally)
             jobs[key] = jobs.get(key, 0) + 1
-    rows = [_row(key, jobs[key], tally, token_prices(specs[key[0]].litellm_model, specs[key[0]].pricing))
-            for key, tally in tallies.items()]
+    rows = [_row(key, jobs[key], tally, *_prices(specs[key[0]])) for key, tally in tallies.items()]
     return pd.DataFrame(rows, columns=PLAN_COLUMNS)
 
 
-def _row(key: tuple[str, str, str], jobs: int, tally: Tally, prices) -> dict:
-    cost = tally.cost_usd(prices)
+def _prices(spec: ModelSpec) -> tuple:
+    """(synchronous, batch) token prices of a model (None where unknown)."""
+    return token_prices(spec.litellm_model, spec.pricing), batch_token_prices(spec.litellm_model, spec.pricing)
+
+
+def _row(key: tuple[str, str, str], jobs: int, tally: Tally, prices, batch_prices=None) -> dict:
+    cost, batch = tally.cost_usd(prices), tally.cost_usd(batch_prices)
     return {**dict(zip(KEYS, key)), "jobs": jobs, "questions": tally.questions, "cached": tally.cached,
             "missing": tally.missing, "max_requests": tally.requests, "prompt_tokens": tally.prompt_tokens,
             "answer_tokens": UNKNOWN if tally.answer_tokens is None else tally.answer_tokens,
-            "cost_usd": UNKNOWN if cost is None else round(cost, 6)}
+            "cost_usd": UNKNOWN if cost is None else round(cost, 6),
+            "batch_cost_usd": UNKNOWN if batch is None else round(batch, 6)}
 
 
 def with_totals(plan: pd.DataFrame) -> pd.DataFrame:
@@ -198,11 +211,11 @@ def with_totals(plan: pd.DataFrame) -> pd.DataFrame:
 
 def _total(part: pd.DataFrame, model: str, study: str) -> dict:
     row = {"model": model, "study": study, "experiment": TOTAL, "jobs": int(part["jobs"].sum())}
-    for column in COUNTS + ["cost_usd"]:
+    for column in COUNTS + COSTS:
         values = part[column].tolist()
         known = [v for v in values if v != UNKNOWN]
         total = sum(known)
-        row[column] = UNKNOWN if len(known) < len(values) else (round(total, 6) if column == "cost_usd" else int(total))
+        row[column] = UNKNOWN if len(known) < len(values) else (round(total, 6) if column in COSTS else int(total))
     return row
 
 
@@ -212,10 +225,11 @@ def summary(plan: pd.DataFrame) -> str:
     models = plan.loc[plan["experiment"] != TOTAL, "model"].nunique()
     unknown = sorted(set(plan.loc[(plan["cost_usd"] == UNKNOWN) & (plan["experiment"] != TOTAL), "model"]))
     cost = f"${total['cost_usd']:.2f}" if total["cost_usd"] != UNKNOWN else "unknown"
+    batch = f"${total['batch_cost_usd']:.2f}" if total["batch_cost_usd"] != UNKNOWN else "unknown"
     tail = f" (price unknown for {', '.join(unknown)})" if unknown else ""
     return (f"plan: {total['questions']} questions for {models} model(s), {total['cached']} requests cached, "
             f"{total['missing']} questions missing: at most {total['max_requests']} requests with every re-ask, "
-            f"at most {cost}{tail}")
+            f"at most {cost}{tail}; through batch APIs at most {batch}")
 
 
 def markdown(plan: pd.DataFrame) -> str:
@@ -225,7 +239,8 @@ def markdown(plan: pd.DataFrame) -> str:
             "cached: requests already answered in the cache; missing: questions not in the cache; "
             "max_requests: requests to make at most, every missing question re-asked to its limit; "
             "prompt_tokens / answer_tokens / cost_usd: of those requests, answers at their longest, at the "
-            "model's price (config pricing, else litellm's price map; unknown where unknown). "
+            "model's price (config pricing, else litellm's price map; unknown where unknown); batch_cost_usd: "
+            "the same at litellm's batch-API price, unknown where its map has none (no discount assumed). "
             "Upper bounds: games are planned at full length.\n\n" + plan.to_markdown(index=False) + "\n")
 
 

@@ -25,6 +25,7 @@ from workflow_scripts.errors import ConfigError
 from workflow_scripts.gametheory.io import STAGE_PAYOFF_COLUMNS
 from workflow_scripts.gametheory.payoffs import STANDARD_PAYOFFS
 from workflow_scripts.config.schema import defaults
+from workflow_scripts.llm.sequential import Sequential
 from workflow_scripts.llm.templates import PromptTemplate, TemplateError
 
 KINDS = ("memory1", "memory2", "one_shot", "play")
@@ -53,6 +54,9 @@ class Condition:
         games: games per pair of models of actual play, or None.
         labels: labelling of the options (ipd.labels): ``standard`` (SI §4.1), or the
             label-swap controls ``swapped`` / ``reversed``.
+        sequential: the experiment's sequential design ``{"round": r, "confidence": c}``
+            (:mod:`workflow_scripts.llm.sequential`; ``samples`` is its maximum), or None: the
+            fixed design of ``samples`` answers per scenario (SI §5).
     """
 
     experiment: str
@@ -69,6 +73,7 @@ class Condition:
     rounds: int | None = None
     games: int | None = None
     labels: str = STANDARD
+    sequential: dict | None = None
 
     def as_dict(self) -> dict:
         """Plain dict (for Snakemake params and table columns)."""
@@ -98,6 +103,7 @@ def experiment_conditions(ipd: dict, experiment: str) -> list[Condition]:
         payoffs=tuple(spec.get("payoffs", STANDARD_PAYOFFS)),
         horizon={**defaults("ipd_experiment"), **spec}["horizon"],
         samples=int(spec.get("samples", {**defaults("ipd"), **ipd}["samples"])),
+        sequential=sequential_design(spec),
     )
     conditions = [
         Condition(id=f"{framing}{suffix}", framing=framing, framing_text=ipd["framings"][framing], **{**base, **variant})
@@ -106,6 +112,22 @@ def experiment_conditions(ipd: dict, experiment: str) -> list[Condition]:
     ]
     # Label-swap control (ipd.labels): extra conditions, none unless the experiment asks for them.
     return conditions + label_controls(conditions, spec.get("label_swap"), f"ipd.experiments.{experiment}.label_swap")
+
+
+def sequential_design(spec: dict) -> dict | None:
+    """``{"round", "confidence"}`` of an experiment's enabled ``sequential`` entry (schema defaults
+    filled in), or None for the fixed design."""
+    entry = {**defaults("ipd_experiment", "sequential"), **(spec.get("sequential") or {})}
+    if spec.get("sequential") is None or not entry["enabled"]:
+        return None
+    return {"round": int(entry["round"]), "confidence": float(entry["confidence"])}
+
+
+def sequential_of(condition: Condition) -> Sequential | None:
+    """The condition's sequential design as the layer takes it (maximum: its ``samples``), or None."""
+    if condition.sequential is None:
+        return None
+    return Sequential(condition.sequential["round"], condition.sequential["confidence"], condition.samples)
 
 
 def _variants(spec: dict) -> list[tuple[str, dict]]:
@@ -169,8 +191,10 @@ def _check_fields(spec: dict, field: str) -> None:
     if kind in ("one_shot", "play") and "stopping_probabilities" in spec:
         raise ConfigError(f"{field}.stopping_probabilities: only for kinds memory1 and memory2, not {kind}")
     if kind == "play":
-        if "equal_gains_x" in spec:
-            raise ConfigError(f"{field}.equal_gains_x: only for elicitation kinds, not play")
+        for elicitation_field in ("equal_gains_x", "sequential"):
+            if elicitation_field in spec:
+                raise ConfigError(f"{field}.{elicitation_field}: only for elicitation kinds "
+                                  "(memory1, memory2, one_shot), not play")
         if not spec.get("treatments"):
             raise ConfigError(f"{field}.treatments: kind play needs treatments, e.g. "
                               "{exact: 'The interaction lasts $rounds rounds.'}")

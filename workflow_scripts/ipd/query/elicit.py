@@ -6,7 +6,8 @@ Every scenario of the condition's kind (memory-1, memory-2, one-shot; see
 replicate r = 0..samples-1, through the one re-ask policy of
 :func:`workflow_scripts.llm.choice.ask_choices`, up to ``capabilities.n`` replicates per call), or
 once with log-probabilities, which give P(L) directly (falling back to the samples where they
-cannot). Every request is one row of the answers table (column ``estimation`` says which kind);
+cannot); with the experiment's ``sequential`` design in rounds until its 0.5 reading is settled,
+``samples`` at most (:mod:`workflow_scripts.llm.sequential`). Every request is one row of the answers table (column ``estimation`` says which kind);
 :mod:`workflow_scripts.ipd.analysis.estimates` turns them into the strategy entries.
 
 Scenarios are asked in prefix order (:func:`workflow_scripts.llm.ordering.prefix_order`), every
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from workflow_scripts.ipd.design.conditions import Condition
+from workflow_scripts.ipd.design.conditions import Condition, sequential_of
 from workflow_scripts.ipd.query.prompts import ACTIONS, StagePayoffs, messages, templates, user_prompt
 from workflow_scripts.ipd.design.scenarios import scenarios
 from workflow_scripts.llm import TemplateSet, estimate_choice, estimate_records, prefix_order, records
@@ -80,7 +81,7 @@ async def elicit(model, condition: Condition, asked: list[Probe], max_reasks: in
 
     async def one(probe: Probe) -> list[dict]:
         estimate = await estimate_choice(model, probe.messages, ACTIONS, condition.samples, max_reasks, note,
-                                         f"{label} {probe.scenario}", sample_on_fallback)
+                                         f"{label} {probe.scenario}", sample_on_fallback, sequential_of(condition))
         return [
             {"experiment": condition.experiment, "condition": condition.id, "framing": condition.framing,
              "scenario": probe.scenario, "replicate": answer.attempts[0].replicate, "action": answer.value, **record}
@@ -93,7 +94,7 @@ async def elicit(model, condition: Condition, asked: list[Probe], max_reasks: in
 
 def planned_requests(condition: Condition, asked: list[Probe], wants_logprobs: bool) -> int:
     """Requests the job expects without re-asks or fallbacks (for progress): one per scenario with
-    log-probabilities, else ``samples`` per scenario."""
+    log-probabilities, else ``samples`` per scenario (a sequential design's most)."""
     return len(asked) * (1 if wants_logprobs else condition.samples)
 
 
