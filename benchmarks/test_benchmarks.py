@@ -9,6 +9,7 @@ w = 0.01, and a speed-up of at least 1000x; for bench_calls.py, log-probabilitie
 """
 
 import bench_calls
+import bench_confidence
 import bench_memory2_nash
 import bench_random_opponents
 
@@ -27,3 +28,8 @@ def test_calls_benchmark():
     """Calls, prompt tokens and answers per strategy by method (>= 50x fewer calls with log-probabilities
     on the paper grid), the embedded model's throughput ratios, the default run's share inside calls."""
     assert bench_calls.main([]) == 0
+
+
+def test_confidence_benchmark():
+    """Posterior classification of every strategy of the paper grid on 2 processes within 5 minutes."""
+    assert bench_confidence.main([]) == 0

@@ -175,3 +175,15 @@ def test_verdict_probability_is_calibrated_when_truths_come_from_the_prior():
                                      .nash_gap <= 0.5))
     assert 0.1 < true_nash.mean() < 0.9
     assert abs(np.mean(probabilities) - true_nash.mean()) <= 0.1
+
+
+def test_self_play_decides_the_winner_between_grim_and_alld():
+    """w = 0, exact GRIM against exact ALLD (Hilbe, Traulsen & Sigmund 2015 values): pi(GRIM, GRIM) = 3,
+    and in the match both defect from round 2 on, 1 each. With self-play GRIM totals 3 + 1 = 4 and ALLD
+    1 + 1 = 2: GRIM wins every draw. Without self-play both total 1: a tie, half a win each."""
+    discipline = Discipline("e/c", "e", "c", G, 0.0, {"GRIM (ref.)": np.asarray(known.GRIM, float),
+                                                      "ALLD (ref.)": np.zeros(5)})
+    probabilities, _ = win_probabilities([discipline], [], Settings(draws=20))
+    by = probabilities.set_index("strategy")
+    assert by.loc["GRIM (ref.)", "p_win_with_self"] == 1.0
+    assert by.loc["GRIM (ref.)", "p_win_without_self"] == pytest.approx(0.5)
