@@ -14,7 +14,7 @@ bound 0.5 / sqrt(draws)). Exit status 1 if the wall time exceeds ``--target`` se
 
 Usage::
 
-    python benchmarks/bench_confidence.py [--cores 2] [--draws 1000] [--target 300]
+    python benchmarks/bench_confidence.py [--cores 2] [--draws 1000] [--target 300] [--grid paper|default]
 """
 
 from __future__ import annotations
@@ -43,17 +43,17 @@ from workflow_scripts.ipd.design.conditions import analysis_settings, enabled_ex
 from workflow_scripts.ipd.design.scenarios import scenarios, strategy_columns  # noqa: E402
 from workflow_scripts.tools.plan import merged_config  # noqa: E402
 
-SAMPLES = 50
-
-
-def paper_grid() -> dict:
-    """The validated config of config/config.yaml + config/paper_ipd.yaml."""
-    return validated(merged_config([ROOT / "config/config.yaml", ROOT / "config/paper_ipd.yaml"]))
+def grid_config(grid: str = "paper") -> dict:
+    """The validated config of config/config.yaml (+ config/paper_ipd.yaml for the paper grid)."""
+    overlays = [ROOT / "config/paper_ipd.yaml"] if grid == "paper" else []
+    return validated(merged_config([ROOT / "config/config.yaml", *overlays]))
 
 
 def synthetic_tables(ipd: dict, experiment: str, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """(strategies, counts, kind) of one experiment: counts ~ Binomial(50, p), p near a seed 001 strategy."""
+    """(strategies, counts, kind) of one experiment: counts ~ Binomial(n, p) with the experiment's n answers
+    per scenario, p near a seed 001 strategy."""
     conditions = experiment_conditions(ipd, experiment)
+    samples = int(ipd["experiments"][experiment].get("samples") or ipd["samples"])
     kind = conditions[0].kind
     columns, names = strategy_columns(kind), scenarios(kind)
     published = list(SEED_001_ORIGINAL.values())
@@ -63,11 +63,11 @@ def synthetic_tables(ipd: dict, experiment: str, rng: np.random.Generator) -> tu
             base = np.asarray(published[index % len(published)], dtype=float)
             truth = mem.embed(base, 2) if kind == "memory2" else base
             truth = np.clip(truth + rng.normal(0, 0.1, truth.size) * (rng.random(truth.size) < 0.4), 0, 1)
-            k = rng.binomial(SAMPLES, truth)
+            k = rng.binomial(samples, truth)
             key = {"model": model, "experiment": experiment, "condition": condition.id}
-            counts += [key | {"scenario": s, "n_L": int(v), "n_valid": SAMPLES} for s, v in zip(names, k)]
+            counts += [key | {"scenario": s, "n_L": int(v), "n_valid": samples} for s, v in zip(names, k)]
             a_ll, a_lr, a_rl, a_rr = condition.payoffs
-            strategies.append(key | dict(zip(columns, k / SAMPLES)) | {
+            strategies.append(key | dict(zip(columns, k / samples)) | {"n_min": samples,
                 "method": "sampled", "framing": condition.framing, "labels": "standard",
                 "w": np.nan if condition.w is None else condition.w, "aLL": a_ll, "aLR": a_lr, "aRL": a_rl, "aRR": a_rr})
     return pd.DataFrame(strategies), pd.DataFrame(counts), kind
@@ -81,7 +81,8 @@ def reading_frame(strategies: pd.DataFrame, kind: str) -> pd.DataFrame:
     columns = strategy_columns(kind)
     readings = []
     for _, row in strategies.iterrows():
-        bounds = [wilson_interval(round(row[c] * SAMPLES), SAMPLES) for c in columns]
+        n = int(row["n_min"])
+        bounds = [wilson_interval(round(row[c] * n), n) for c in columns]
         payoffs = tuple(row[c] for c in ("aLL", "aLR", "aRL", "aRR"))
         readings.append(read_strategy(row[columns].to_numpy(float), [b[0] for b in bounds], [b[1] for b in bounds],
                                       kind, payoffs).as_dict())
@@ -105,8 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draws", type=int, default=None, help="default: ipd.analysis.confidence.draws")
     parser.add_argument("--target", type=float, default=300.0, help="largest acceptable wall time, seconds")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--grid", choices=["paper", "default"], default="paper",
+                        help="default = config/config.yaml alone (the default run's added time)")
     arguments = parser.parse_args(argv)
-    config = paper_grid()
+    config = grid_config(arguments.grid)
     ipd = config["ipd"]
     analysis = analysis_settings(ipd)
     settings = Settings.of({**analysis["confidence"], **({"draws": arguments.draws} if arguments.draws else {})})
@@ -123,11 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     memory1 = [j for j in jobs if j[2] == "memory1"]
     all_strategies = pd.concat([j[0] for j in memory1], ignore_index=True)
     posteriors = [p for j in memory1 for p in strategy_posteriors(j[0], j[1], "memory1")]
-    found = disciplines(all_strategies, list(ipd["framing_groups"]["neutral"]), analysis["tournament_w"], [])
+    found = disciplines(all_strategies, list(ipd["framing_groups"]["neutral"]), analysis["tournament_w"],
+                        analysis["tournament_references"])
     wins, _ = win_probabilities(found, posteriors, settings)
     tournament_seconds = time.perf_counter() - tournament_start
     wall = time.perf_counter() - start
-    print(f"draws {settings.draws}, {settings.opponents} random opponents per draw, {arguments.cores} processes")
+    print(f"grid {arguments.grid}: {len(ipd['models'])} models, draws {settings.draws}, {settings.opponents} random opponents per draw, {arguments.cores} processes")
     print(f"{'experiment':<14}{'strategies':>11}{'rows':>7}{'seconds':>10}")
     for result in results:
         print(f"{result['experiment']:<14}{result['strategies']:>11}{result['rows']:>7}{result['seconds']:>10.1f}")

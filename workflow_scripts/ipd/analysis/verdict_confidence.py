@@ -13,8 +13,8 @@ round. Reported per strategy and w:
   a tie at w = 0) has probability 0 under any continuous posterior, which is why the margins
   and the epsilon-verdicts are the result;
 * the share of random memory-1 opponents that beat pi(s, s): at the point and its interval over
-  the draws (the same ``opponents`` random opponents for every draw, so the interval also holds
-  the binomial error of that many opponents, at most 0.5 / sqrt(opponents)).
+  the first ``share_draws`` draws (the same ``opponents`` random opponents for every draw, so the
+  interval also holds the binomial error of that many opponents, at most 0.5 / sqrt(opponents)).
 
 A strategy without sampled entries (log-probability estimates) is *exact*: its margins have no
 sampling error, its intervals are left empty (never invented) and its probabilities are 0 or 1.
@@ -46,6 +46,7 @@ class Settings:
         epsilon: slack of the epsilon-verdicts, payoff units per round (>= 0).
         level: level of the central posterior intervals, in (0, 1).
         opponents: random memory-1 opponents per draw for the beating share (0 skips it).
+        share_draws: posterior draws (the first ones) whose beating share gives its interval.
     """
 
     draws: int = 1000
@@ -53,18 +54,20 @@ class Settings:
     epsilon: float = 0.01
     level: float = 0.95
     opponents: int = 100
+    share_draws: int = 200
 
     def __post_init__(self):
         if int(self.draws) < 1:
             raise ValueError(f"ipd.analysis.confidence.draws must be >= 1, got {self.draws!r}")
         if not 0.0 < float(self.level) < 1.0:
             raise ValueError(f"ipd.analysis.confidence.level must be in (0, 1), got {self.level!r}")
-        if float(self.epsilon) < 0 or int(self.opponents) < 0:
-            raise ValueError("ipd.analysis.confidence.epsilon and .opponents must be >= 0")
+        if float(self.epsilon) < 0 or int(self.opponents) < 0 or int(self.share_draws) < 1:
+            raise ValueError("ipd.analysis.confidence: epsilon and opponents must be >= 0, share_draws >= 1")
 
     @classmethod
     def of(cls, mapping: dict) -> "Settings":
-        return cls(**{k: mapping[k] for k in ("draws", "seed", "epsilon", "level", "opponents") if k in mapping})
+        return cls(**{k: mapping[k] for k in ("draws", "seed", "epsilon", "level", "opponents", "share_draws")
+                      if k in mapping})
 
     def random_opponents(self) -> np.ndarray:
         """The random memory-1 opponents, shape (opponents, 5), uniform on [0, 1]^5."""
@@ -123,7 +126,7 @@ def _shares(posterior: StrategyPosterior, sample: np.ndarray, payoffs, w: float,
     opponents = settings.random_opponents()
     share = float(beating_share(posterior.point[None, :], opponents, payoffs, w)[0])
     low, high = (math.nan, math.nan) if posterior.exact else interval(
-        beating_share(sample, opponents, payoffs, w), settings.level)
+        beating_share(sample[:int(settings.share_draws)], opponents, payoffs, w), settings.level)
     return {"share": share, "share_low": low, "share_high": high, "opponents": int(settings.opponents)}
 
 
