@@ -131,19 +131,21 @@ def main(argv: list[str] | None = None) -> int:
     wins, _ = win_probabilities(found, posteriors, settings)
     tournament_seconds = time.perf_counter() - tournament_start
     wall = time.perf_counter() - start
-    print(f"grid {arguments.grid}: {len(ipd['models'])} models, draws {settings.draws}, {settings.opponents} random opponents per draw, {arguments.cores} processes")
+    print(f"grid {arguments.grid}: {len(ipd['models'])} models, draws {settings.draws} (memory-2 margins "
+          f"{settings.memory2_draws}), {settings.opponents} random opponents per draw, {arguments.cores} processes")
     print(f"{'experiment':<14}{'strategies':>11}{'rows':>7}{'seconds':>10}")
     for result in results:
         print(f"{result['experiment']:<14}{result['strategies']:>11}{result['rows']:>7}{result['seconds']:>10.1f}")
     print(f"{'tournaments':<14}{len(found):>11}{len(wins):>7}{tournament_seconds:>10.1f}")
-    probabilities = np.concatenate([np.concatenate([r["table"][c].dropna().to_numpy(float)
-                                                    for c in ("p_nash", "p_partner", "p_rival")]) for r in results]
-                                   + [r["readings"]["probability"].to_numpy(float) for r in results]
-                                   + [wins[c].to_numpy(float) for c in ("p_win_with_self", "p_win_without_self")])
-    errors = np.sqrt(probabilities * (1 - probabilities) / settings.draws)
+    errors = np.concatenate([np.concatenate([r["table"][f"p_{v}_mc_se"].dropna().to_numpy(float)
+                                             for v in ("nash", "partner", "rival")]) for r in results]
+                            + [r["readings"]["mc_se"].to_numpy(float) for r in results]
+                            + [wins[f"p_win_{t}_mc_se"].to_numpy(float) for t in ("with_self", "without_self")])
+    fewest = min(settings.draws, settings.memory2_draws)
     print(f"wall time {wall:.1f} s (target {arguments.target:.0f} s)")
-    print(f"Monte Carlo standard error of the {probabilities.size} reported probabilities: largest {errors.max():.4f}, "
-          f"median {np.median(errors):.4f}; bound 0.5/sqrt({settings.draws}) = {0.5 / np.sqrt(settings.draws):.4f}")
+    print(f"Monte Carlo standard error of the {errors.size} reported probabilities: largest {errors.max():.4f}, "
+          f"median {np.median(errors):.4f}; bound 0.5/sqrt(draws) = {0.5 / np.sqrt(settings.draws):.4f} "
+          f"({settings.draws} draws), {0.5 / np.sqrt(fewest):.4f} (memory-2 margins, {settings.memory2_draws} draws)")
     return 0 if wall <= arguments.target else 1
 
 

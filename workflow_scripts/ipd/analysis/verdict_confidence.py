@@ -47,6 +47,8 @@ class Settings:
         level: level of the central posterior intervals, in (0, 1).
         opponents: random memory-1 opponents per draw for the beating share (0 skips it).
         share_draws: posterior draws (the first ones) whose beating share gives its interval.
+        memory2_draws: posterior draws of a memory-2 strategy for its margins (each draw is two
+            best-response MDPs, about 5 ms, where a memory-1 draw is a share of one vectorised call).
     """
 
     draws: int = 1000
@@ -55,19 +57,24 @@ class Settings:
     level: float = 0.95
     opponents: int = 100
     share_draws: int = 200
+    memory2_draws: int = 200
 
     def __post_init__(self):
         if int(self.draws) < 1:
             raise ValueError(f"ipd.analysis.confidence.draws must be >= 1, got {self.draws!r}")
         if not 0.0 < float(self.level) < 1.0:
             raise ValueError(f"ipd.analysis.confidence.level must be in (0, 1), got {self.level!r}")
-        if float(self.epsilon) < 0 or int(self.opponents) < 0 or int(self.share_draws) < 1:
-            raise ValueError("ipd.analysis.confidence: epsilon and opponents must be >= 0, share_draws >= 1")
+        if float(self.epsilon) < 0 or int(self.opponents) < 0 or min(int(self.share_draws), int(self.memory2_draws)) < 1:
+            raise ValueError("ipd.analysis.confidence: epsilon and opponents must be >= 0, share_draws and memory2_draws >= 1")
 
     @classmethod
     def of(cls, mapping: dict) -> "Settings":
-        return cls(**{k: mapping[k] for k in ("draws", "seed", "epsilon", "level", "opponents", "share_draws")
+        return cls(**{k: mapping[k] for k in ("draws", "seed", "epsilon", "level", "opponents", "share_draws", "memory2_draws")
                       if k in mapping})
+
+    def draws_for(self, kind: str) -> int:
+        """Posterior draws of the margins of a strategy of ``kind`` (memory2_draws for memory-2)."""
+        return int(self.memory2_draws if kind == "memory2" else self.draws)
 
     def random_opponents(self) -> np.ndarray:
         """The random memory-1 opponents, shape (opponents, 5), uniform on [0, 1]^5."""
@@ -94,7 +101,7 @@ def verdict_confidence(posterior: StrategyPosterior, payoffs, w: float, settings
         posterior: the strategy's posterior (memory-1 or memory-2).
         payoffs: stage payoffs (aLL, aLR, aRL, aRR); w: stopping probability in [0, 1).
         settings: Settings.
-        draws: the posterior draws to use (default: ``posterior.draws(settings.draws, settings.seed)``).
+        draws: the posterior draws to use (default: ``posterior.draws(settings.draws_for(kind), settings.seed)``).
 
     Returns:
         dict with w, exact, draws, for each margin m in MARGINS: m (point), m_low, m_high (NaN if
@@ -102,7 +109,7 @@ def verdict_confidence(posterior: StrategyPosterior, payoffs, w: float, settings
         p_v_mc_se (its Monte Carlo standard error); share (point), share_low, share_high. Partner
         and rival are NA when the stage game is not a prisoner's dilemma.
     """
-    sample = posterior.draws(settings.draws, settings.seed) if draws is None else draws
+    sample = posterior.draws(settings.draws_for(posterior.kind), settings.seed) if draws is None else draws
     point = verdict_margins(posterior.point[None, :], payoffs, w)
     spread = verdict_margins(sample, payoffs, w)
     row = {"w": float(w), "exact": posterior.exact, "draws": len(sample), "epsilon": float(settings.epsilon)}
@@ -149,7 +156,7 @@ def confidence_table(posteriors: list[StrategyPosterior], strategies: pd.DataFra
         row = table.loc[posterior.key]
         payoffs = tuple(float(row[c]) for c in STAGE_PAYOFF_COLUMNS)
         own = float(row["w"]) if pd.notna(row["w"]) else None
-        sample = posterior.draws(settings.draws, settings.seed)
+        sample = posterior.draws(settings.draws_for(posterior.kind), settings.seed)
         for w in dict.fromkeys([float(v) for v in ws] + ([own] if own is not None else [])):
             record = verdict_confidence(posterior, payoffs, w, settings, sample)
             rows.append(dict(zip(KEY, posterior.key)) | record | {"own_w": own is not None and math.isclose(w, own)})
