@@ -10,7 +10,7 @@ probabilities of every tournament discipline (tournament_confidence).
 
 Prints per experiment the strategies, (strategy, w) rows and seconds; the wall time; and the Monte
 Carlo error of the reported probabilities (sqrt(p (1 - p) / draws): largest over the rows, and the
-bound 0.5 / sqrt(draws)). Exit status 1 if the wall time exceeds ``--target`` seconds (300).
+bound 0.5 / sqrt(draws)), and the CPU time of all processes (independent of other load on the machine). Exit status 1 if the wall time exceeds ``--target`` seconds (300).
 
 Usage::
 
@@ -20,6 +20,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -142,7 +143,10 @@ def main(argv: list[str] | None = None) -> int:
                             + [r["readings"]["mc_se"].to_numpy(float) for r in results]
                             + [wins[f"p_win_{t}_mc_se"].to_numpy(float) for t in ("with_self", "without_self")])
     fewest = min(settings.draws, settings.memory2_draws)
-    print(f"wall time {wall:.1f} s (target {arguments.target:.0f} s)")
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(u.ru_utime + u.ru_stime for u in used)
+    print(f"wall time {wall:.1f} s (target {arguments.target:.0f} s); CPU time {cpu:.1f} s over all processes "
+          f"(load-independent; wall time on idle cores about CPU / {arguments.cores})")
     print(f"Monte Carlo standard error of the {errors.size} reported probabilities: largest {errors.max():.4f}, "
           f"median {np.median(errors):.4f}; bound 0.5/sqrt(draws) = {0.5 / np.sqrt(settings.draws):.4f} "
           f"({settings.draws} draws), {0.5 / np.sqrt(fewest):.4f} (memory-2 margins, {settings.memory2_draws} draws)")
