@@ -187,3 +187,16 @@ def test_self_play_decides_the_winner_between_grim_and_alld():
     by = probabilities.set_index("strategy")
     assert by.loc["GRIM (ref.)", "p_win_with_self"] == 1.0
     assert by.loc["GRIM (ref.)", "p_win_without_self"] == pytest.approx(0.5)
+
+
+def test_schema_defaults_are_the_settings_defaults():
+    """The config schema holds the defaults (ipd.analysis.confidence: 1000 draws, seed 0, epsilon 0.01,
+    level 0.95, 100 opponents over 200 draws, 200 memory-2 draws; crg.analysis.game_bootstrap_draws 200)
+    and Settings() agrees with it, so a script without config behaves as the default run."""
+    from workflow_scripts.config.schema import defaults
+
+    schema = defaults("ipd_analysis", "confidence")
+    assert schema == {"draws": 1000, "seed": 0, "epsilon": 0.01, "level": 0.95, "opponents": 100,
+                      "share_draws": 200, "memory2_draws": 200}
+    assert Settings.of(schema) == Settings()
+    assert defaults("crg", "analysis")["game_bootstrap_draws"] == 200
