@@ -9,6 +9,7 @@ w = 0.01, and a speed-up of at least 1000x; for bench_calls.py, log-probabilitie
 """
 
 import bench_calls
+import bench_confidence
 import bench_memory2_nash
 import bench_random_opponents
 import bench_sequential
@@ -34,3 +35,8 @@ def test_sequential_benchmark():
     """Sequential sampling (rounds of 5 at 99%) saves >= 3x the calls of the fixed 50-sample design on
     seed 001's published counts and keeps >= 98% of its readings (about 30 s)."""
     assert bench_sequential.main([]) == 0
+
+
+def test_confidence_benchmark():
+    """Posterior classification of every strategy of the paper grid on 2 processes within 5 minutes."""
+    assert bench_confidence.main([]) == 0

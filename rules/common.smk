@@ -214,7 +214,7 @@ def ipd_experiment_targets(experiment):
     else:
         names = ["strategies.csv", "invalid_rates.csv", "tables/counts.md", "tables/strategies.md"]
     if kind in ("memory1", "memory2"):
-        names += ["classification.csv", "tables/classification.md"]
+        names += ["classification.csv", "tables/classification.md", "confidence.csv"]
     if any(c.labels != STANDARD_LABELS for c in IPD_CONDITIONS[experiment]):
         names += ["label_swap.csv", "tables/label_swap.md"]
     if ipd_has_check(experiment):
@@ -229,7 +229,7 @@ IPD_TOURNAMENT_FILES = ["summary.csv", "standings.csv", "matrices.csv", "wins.cs
                                                     for ext in ("png", "pdf")]
 
 
-IPD_STUDY_FILES = ["decoding.csv", "decoding.md", "reference_strategies_memory1.csv",
+IPD_STUDY_FILES = ["decoding.csv", "decoding.md", "seed001_confidence.csv", "seed001_confidence.md", "reference_strategies_memory1.csv",
                    "reference_strategies_memory2.csv", "reference_strategies.md"]
 """Study-wide outputs under results/ipd/: Table S1 (decoding), Tables S2-S3 (references)."""
 

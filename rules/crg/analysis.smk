@@ -32,6 +32,9 @@ rule crg_selfplay:
     params:
         models=CRG_MODELS,
         grid=CRG_GROUPS["grid"],
+        draws=CRG_ANALYSIS.get("game_bootstrap_draws"),
+        seed=CRG_ANALYSIS.get("seed"),
+        confidence=CRG_ANALYSIS.get("confidence"),
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -92,6 +95,7 @@ rule crg_mixed:
         confidence=CRG_ANALYSIS.get("confidence"),
         resamples=CRG_ANALYSIS.get("bootstrap_resamples"),
         seed=CRG_ANALYSIS.get("seed"),
+        draws=CRG_ANALYSIS.get("game_bootstrap_draws"),
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -115,6 +119,9 @@ rule crg_selection:
         base_prompt=CRG_GROUPS["base_prompt"],
         beta=CRG_ANALYSIS.get("beta"),
         population_sizes=CRG_ANALYSIS.get("population_sizes"),
+        draws=CRG_ANALYSIS.get("game_bootstrap_draws"),
+        seed=CRG_ANALYSIS.get("seed"),
+        confidence=CRG_ANALYSIS.get("confidence"),
     conda:
         "../../envs/analysis.yaml"
     script:

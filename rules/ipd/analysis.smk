@@ -13,10 +13,12 @@ rule ipd_estimates:
         estimates=report_item("results/ipd/{experiment}/estimates.csv", "ipd/experiment/estimates"),
         strategies=report_item("results/ipd/{experiment}/strategies.csv", "ipd/experiment/strategies"),
         invalid=report_item("results/ipd/{experiment}/invalid_rates.csv", "ipd/experiment/invalid_rates"),
+        readings=report_item("results/ipd/{experiment}/reading_confidence.csv", "ipd/experiment/reading_confidence"),
     log:
         "logs/ipd/{experiment}/estimates.log",
     params:
         conditions=lambda w: [c.as_dict() for c in IPD_CONDITIONS[w.experiment]],
+        confidence=IPD_ANALYSIS["confidence"],
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -77,15 +79,18 @@ rule ipd_play_analysis:
 rule ipd_classify:
     input:
         strategies="results/ipd/{experiment}/strategies.csv",
+        counts="results/ipd/{experiment}/counts.csv",
     output:
         classes=report_item("results/ipd/{experiment}/classification.csv", "ipd/experiment/classification"),
         table=report_item("results/ipd/{experiment}/tables/classification.md", "ipd/experiment/classification"),
+        confidence=report_item("results/ipd/{experiment}/confidence.csv", "ipd/experiment/confidence"),
     log:
         "logs/ipd/{experiment}/classify.log",
     params:
         ws=IPD_ANALYSIS["classify_w"],
         random_opponents=IPD_ANALYSIS["random_opponents"],
         seed=IPD_ANALYSIS["seed"],
+        confidence=IPD_ANALYSIS["confidence"],
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -95,6 +100,7 @@ rule ipd_classify:
 rule ipd_tournament:
     input:
         strategies=lambda w: [f"results/ipd/{e}/strategies.csv" for e in ipd_experiments_of("memory1")],
+        counts=lambda w: [f"results/ipd/{e}/counts.csv" for e in ipd_experiments_of("memory1")],
     output:
         summary=report_item("results/ipd/tournaments/summary.csv", "ipd/tournaments/summary"),
         standings=report_item("results/ipd/tournaments/standings.csv", "ipd/tournaments/standings"),
@@ -109,6 +115,7 @@ rule ipd_tournament:
         neutral=neutral_framings(config["ipd"]),
         w=IPD_ANALYSIS["tournament_w"],
         references=IPD_ANALYSIS["tournament_references"],
+        confidence=IPD_ANALYSIS["confidence"],
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -130,3 +137,18 @@ rule ipd_decoding:
         "../../envs/analysis.yaml"
     script:
         "../../workflow_scripts/scripts/ipd/decoding.py"
+
+
+rule ipd_seed001_confidence:
+    output:
+        csv=report_item("results/ipd/seed001_confidence.csv", "ipd/study/seed001_confidence"),
+        table=report_item("results/ipd/seed001_confidence.md", "ipd/study/seed001_confidence"),
+    log:
+        "logs/ipd/seed001_confidence.log",
+    params:
+        ws=IPD_ANALYSIS["classify_w"],
+        confidence=IPD_ANALYSIS["confidence"],
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/seed_confidence.py"

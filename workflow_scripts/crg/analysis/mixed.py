@@ -17,6 +17,8 @@ from workflow_scripts.crg.analysis.seat_results import complete_seats
 from workflow_scripts.stats import bootstrap_mean_interval
 
 PAIR_COLUMNS = ["row_model", "column_model", "kind", "value", "games"]
+PAIR_KEYS = ["row_model", "column_model", "kind"]
+"""The columns that name a cell of the pair matrix (its value gets a game-bootstrap interval)."""
 REPLACEMENT_COLUMNS = ["model", "replaced_by", "selfplay_rate", "selfplay_games", "replaced_rate", "replaced_games"]
 CONTRIBUTION_COLUMNS = ["model", "other", "other_seats", "mean_total", "ci_low", "ci_high", "games"]
 

@@ -15,6 +15,8 @@ from workflow_scripts.crg.analysis.seat_results import complete_seats
 
 TABLE3_COLUMNS = ["model", "games", "incomplete", "total_at_p0", "exact_split_pct", "target_pct",
                   "payoff", "opt", "lost_pct", "main_loss"]
+TABLE3_INTERVAL_COLUMNS = ["total_at_p0", "exact_split_pct", "target_pct", "payoff", "lost_pct"]
+"""Columns of Table 3 that get a game-bootstrap interval (crg.analysis.game_bootstrap)."""
 
 
 def table3(grid: pd.DataFrame, models: list[str]) -> pd.DataFrame:

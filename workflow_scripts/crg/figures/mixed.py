@@ -10,10 +10,20 @@ from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.plotting import legend_below, model_colors, plt
 
 
+def _cell_text(row) -> str:
+    """A cell's value, its game-bootstrap interval where the table has one, and its number of games."""
+    rate = row.kind != "payoff_difference"
+    show = (lambda v: f"{100 * v:.0f}%") if rate else (lambda v: f"{v:+.1f}")
+    low, high = getattr(row, "value_low", None), getattr(row, "value_high", None)
+    interval = "" if low is None or pd.isna(low) else f"\n[{show(low)}, {show(high)}]"
+    return f"{show(row.value)}{interval}\n(n={row.games})"
+
+
 def pair_figure(pairs: pd.DataFrame, models: list[str]) -> plt.Figure:
     """Fig. 3: above the diagonal the payoff of the row model's seats minus the column model's in
     the same games (blue: the row earns less); on and below it the share of games reaching the
-    target (diagonal: self-play, boxed). Each cell shows its value and number of games.
+    target (diagonal: self-play, boxed). Each cell shows its value, its game-bootstrap interval (columns
+    value_low / value_high, where present) and its number of games.
 
     Args:
         pairs: :func:`workflow_scripts.crg.analysis.mixed.pair_matrix`.
@@ -31,8 +41,7 @@ def pair_figure(pairs: pd.DataFrame, models: list[str]) -> plt.Figure:
     for row in pairs.itertuples():
         i, j = models.index(row.row_model), models.index(row.column_model)
         (difference if row.kind == "payoff_difference" else rate)[i, j] = row.value
-        ax.text(j, i, f"{row.value:+.1f}\n(n={row.games})" if row.kind == "payoff_difference"
-                else f"{100 * row.value:.0f}%\n(n={row.games})", ha="center", va="center", fontsize=8,
+        ax.text(j, i, _cell_text(row), ha="center", va="center", fontsize=8,
                 bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none"})
     bound = max(1.0, float(np.nanmax(np.abs(difference))) if np.isfinite(difference).any() else 1.0)
     shown_rate = ax.imshow(np.ma.masked_invalid(rate), cmap="viridis", vmin=0, vmax=1)

@@ -59,10 +59,14 @@ def _mass_panel(ax, stationary: pd.DataFrame, weighted: pd.DataFrame, models, co
     risks = sorted(stationary["p"].unique())
     for x, p in enumerate(risks):
         bottom = 0.0
-        part = stationary[stationary["p"] == p].set_index("model")["mass"]
-        for model in models:
+        rows = stationary[stationary["p"] == p].set_index("model")
+        part = rows["mass"]
+        for offset, model in zip(np.linspace(-0.2, 0.2, max(len(models), 1)), models):
             mass = float(part.get(model, 0.0))
             ax.bar(x, mass, bottom=bottom, color=colors[model], width=0.6)
+            if "mass_low" in rows.columns and model in rows.index:  # game-bootstrap interval of the mass
+                ax.errorbar(x + offset, bottom + mass, fmt="none", ecolor="black", capsize=2, yerr=[
+                    [max(mass - float(rows.at[model, "mass_low"]), 0.0)], [max(float(rows.at[model, "mass_high"]) - mass, 0.0)]])
             bottom += mass
         rate = weighted.loc[weighted["p"] == p, "weighted_target_rate"]
         text = "n/a" if rate.empty or pd.isna(rate.iloc[0]) else f"{100 * rate.iloc[0]:.0f}%"

@@ -37,6 +37,16 @@ CAPTIONS = {
         "partners (design 3, risks pooled; seed 000 Table 5). Given such partners every unit is wasted; "
         "units after settlement are wasted even for a seat unaware that its partners are scripted."
     ),
+    "game_bootstrap": (
+        " Intervals (_low, _high): {level:.0%} percentile intervals of a game bootstrap, {draws} draws: the "
+        "resampling unit is the game, drawn with replacement within its cell (design, lineup, condition, risk p, "
+        "seat split), and the whole table is recomputed on every draw; a cell of one game (or of identical "
+        "games) gives an interval of zero width."
+    ),
+    "selection_top": (
+        " p_top: the probability over the draws that the model holds the largest stationary mass at that "
+        "population size and risk (ties shared)."
+    ),
     "selection": (
         "Rare-mutation Fermi selection (beta = {beta:g}) over the models of the mixed tables, from base-prompt "
         "payoffs (seed 000 Section 3.3, Fig. 5). N = 6: one table; larger N: well mixed, tables of 6 drawn "

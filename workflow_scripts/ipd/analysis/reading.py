@@ -41,7 +41,10 @@ RULE_TEXT = (
     "above 0.5, 0 where below, ? where it contains 0.5; the reading names the pure reference strategies "
     "(Tables S2, S3) compatible with the determined entries ('~' = one compatible, some entry "
     "undetermined; 'between A and B' = several). Nearest: the reference strategy (GTFT included) with "
-    "the smallest largest-entry difference, that difference in brackets."
+    "the smallest largest-entry difference, that difference in brackets. P: posterior probability of the "
+    "reading (Jeffreys Beta(1/2, 1/2) per sampled scenario; Wilson rule: the reading of a fresh set of as many "
+    "answers per scenario, posterior predictive; nearest: of the true strategy; 1 for log-probability "
+    "estimates, which have no sampling error; results/ipd/<experiment>/reading_confidence.csv lists every reading)."
 )
 """The rule in one paragraph, for table captions."""
 

@@ -56,6 +56,26 @@ def classification_table(
     return _with_method(result, strategies)
 
 
+CONFIDENCE_COLUMNS = [
+    "exact", "draws", "epsilon", "p_nash", "p_partner", "p_rival",
+    *[f"{m}_{end}" for m in ("nash_gap", "partner_shortfall", "rival_gap") for end in ("low", "high")],
+    "nash_gap", "partner_shortfall", "share_low", "share_high",
+]
+"""Columns of the confidence table (ipd.analysis.verdict_confidence) added to the classification."""
+
+
+def with_confidence(classified: pd.DataFrame, confidence: pd.DataFrame) -> pd.DataFrame:
+    """The classification with each row's posterior columns (CONFIDENCE_COLUMNS), matched on IDENTIFIERS and w.
+
+    Rows without a posterior (no estimate) get NaN; a strategy estimated from log-probabilities
+    has ``exact`` True and empty intervals (its margins have no sampling error).
+    """
+    keys = [*IDENTIFIERS, "w"]
+    right = confidence[keys + CONFIDENCE_COLUMNS].astype({c: str for c in IDENTIFIERS})
+    left = classified.astype({c: str for c in IDENTIFIERS})
+    return left.merge(right, on=keys, how="left")
+
+
 def _with_method(result: pd.DataFrame, strategies: pd.DataFrame) -> pd.DataFrame:
     """``result`` with each strategy's estimation method (column ``method`` of the strategy table)."""
     if "method" not in strategies.columns:
@@ -81,6 +101,7 @@ def _class_table(part: pd.DataFrame) -> pd.DataFrame:
     table = pd.DataFrame({
         "condition": part["condition"], "model": part["model"], "w": part["w"].map(lambda v: f"{v:g}"),
         "N": part["nash"].map(_tick), "P": part["partner"].map(_tick), "R": part["rival"].map(_tick),
+        **confidence_cells(part),
         "beats pi(s,s)": part["random_opponent_share"].map(_percent),
         "pi(s,s)": part["pi_self"].map(lambda v: "" if pd.isna(v) else f"{v:.4g}"),
         "payoff range": [_range(lo, hi) for lo, hi in zip(part["payoff_min"], part["payoff_max"])],
@@ -89,6 +110,41 @@ def _class_table(part: pd.DataFrame) -> pd.DataFrame:
     if "method" in part.columns:
         table["method"] = part["method"].fillna("").to_numpy()
     return table.set_index(["condition", "model"])
+
+
+def confidence_cells(part: pd.DataFrame) -> dict[str, pd.Series]:
+    """Posterior columns of the Markdown table (when the classification carries them): the probability
+    of each epsilon-verdict and each margin with its interval; 'exact' where there is no sampling error."""
+    if "p_nash" not in part.columns:
+        return {}
+    exact = part["exact"].fillna(False).astype(bool)
+    cells = {f"P({v}≤ε)": [_probability(p, e) for p, e in zip(part[f"p_{c}"], exact)]
+             for v, c in (("N", "nash"), ("P", "partner"), ("R", "rival"))}
+    for title, column in (("Nash gap", "nash_gap"), ("shortfall", "partner_shortfall"), ("rival gap", "rival_gap")):
+        point = part["rival_gap"] if column == "rival_gap" else part[column]
+        cells[title] = [_margin(v, lo, hi, e) for v, lo, hi, e in
+                        zip(point, part[f"{column}_low"], part[f"{column}_high"], exact)]
+    return {k: pd.Series(v, index=part.index) for k, v in cells.items()}
+
+
+def _probability(value, exact: bool) -> str:
+    if pd.isna(value):
+        return "n/a"
+    return f"{float(value):.3g}" + (" (exact)" if exact else "")
+
+
+def _margin(value, low, high, exact: bool) -> str:
+    """'0.012 [0.003, 0.2]'; 'x (exact)' without sampling error; '' without a value."""
+    if pd.isna(value):
+        return ""
+    if exact or pd.isna(low):
+        return f"{_payoff(value)} (exact)"
+    return f"{_payoff(value)} [{_payoff(low)}, {_payoff(high)}]"
+
+
+def _payoff(value) -> str:
+    """A margin in payoff units, 3 significant digits; rounding noise below 1e-9 shown as 0."""
+    return "0" if abs(float(value)) <= 1e-9 else f"{float(value):.3g}"
 
 
 def _range(low, high) -> str:

@@ -259,6 +259,7 @@ def analysis_settings(ipd: dict) -> dict:
     from workflow_scripts.gametheory.known import known_memory1
 
     settings = {**defaults("ipd_analysis"), **(ipd.get("analysis") or {})}
+    settings["confidence"] = {**defaults("ipd_analysis", "confidence"), **(settings.get("confidence") or {})}
     known = known_memory1(STANDARD_PAYOFFS)
     unknown = [name for name in settings["tournament_references"] if name not in known]
     if unknown:

@@ -17,10 +17,12 @@ TYPES = {"with_self": "type 1: with self-play", "without_self": "type 2: without
 
 
 def wins_figure(wins: pd.DataFrame) -> plt.Figure:
-    """Fig. 5A: number of disciplines each strategy wins, per tournament type (tied wins shared).
+    """Fig. 5A: number of disciplines each strategy wins, per tournament type (tied wins shared), with the
+    central posterior interval of the number of wins as error bars where the table has it.
 
     Args:
-        wins: columns strategy, disciplines, wins_with_self, wins_without_self.
+        wins: columns strategy, disciplines, wins_with_self, wins_without_self (optional
+            wins_<type>_low / _high).
     """
     if wins.empty:
         return _no_discipline("Round-robin tournaments: disciplines won")
@@ -30,6 +32,9 @@ def wins_figure(wins: pd.DataFrame) -> plt.Figure:
     for ax, (kind, name) in zip(axes, TYPES.items()):
         ax.bar(np.arange(len(strategies)), wins[f"wins_{kind}"], color=[colors[s] for s in strategies],
                label=strategies)
+        if f"wins_{kind}_low" in wins.columns:  # posterior interval of the wins (ipd.analysis.tournament_confidence)
+            ax.errorbar(np.arange(len(strategies)), wins[f"wins_{kind}"], fmt="none", ecolor="black", capsize=3,
+                        yerr=_interval_lengths(wins[f"wins_{kind}"], wins[f"wins_{kind}_low"], wins[f"wins_{kind}_high"]))
         ax.set_xticks(np.arange(len(strategies)), strategies, rotation=30, ha="right", fontsize=8)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("strategy (model, or reference)")
@@ -41,6 +46,13 @@ def wins_figure(wins: pd.DataFrame) -> plt.Figure:
     fig.suptitle("Round-robin tournaments: disciplines won (k tied winners get 1/k each)")
     fig.tight_layout(rect=(0, 0.12, 1, 0.93))
     return fig
+
+
+def _interval_lengths(values, low, high) -> np.ndarray:
+    """matplotlib's yerr (2, n) from interval ends; an interval that misses the bar's value (the point
+    tournament and the posterior differ) is drawn from the value to its far end."""
+    values, low, high = (np.asarray(v, dtype=float) for v in (values, low, high))
+    return np.nan_to_num(np.vstack([np.maximum(values - low, 0.0), np.maximum(high - values, 0.0)]))
 
 
 def totals_figure(standings: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:

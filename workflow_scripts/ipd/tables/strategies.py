@@ -86,8 +86,9 @@ def _estimate_table(part: pd.DataFrame) -> pd.DataFrame:
             _estimate_cell(p, lo, hi, method)
             for p, lo, hi, method in zip(part[column], part[f"{column}_low"], part[f"{column}_high"], methods)
         ]
-    table[READING_COLUMNS[0]] = _reading_cells(part)
-    table[READING_COLUMNS[1]] = [_nearest_cell(n, d) for n, d in zip(part["nearest"], part["distance"])]
+    table[READING_COLUMNS[0]] = _with_probability(_reading_cells(part), part.get("p_reading"))
+    table[READING_COLUMNS[1]] = _with_probability(
+        [_nearest_cell(n, d) for n, d in zip(part["nearest"], part["distance"])], part.get("p_nearest"))
     if "method" in part.columns:
         table["method"] = part["method"].to_numpy()
     return table.set_index("model")
@@ -102,6 +103,13 @@ def _reading_cells(part: pd.DataFrame) -> list[str]:
     readings = part["reading"].fillna("").astype(str)
     patterns = part["pattern"].fillna("").astype(str)
     return [f"{r} ({p})" if r else "n/a" for r, p in zip(readings, patterns)]
+
+
+def _with_probability(cells: list[str], probabilities) -> list[str]:
+    """Each reading cell with its posterior probability (ipd.analysis.reading_confidence), 'P = 0.78'."""
+    if probabilities is None:
+        return cells
+    return [c if pd.isna(p) or c == "n/a" else f"{c}, P = {float(p):.2f}" for c, p in zip(cells, probabilities)]
 
 
 def _nearest_cell(name, distance) -> str:

@@ -15,14 +15,21 @@ NO_DISCIPLINE = (
 
 
 def tournament_document(summary: pd.DataFrame, standings: pd.DataFrame, wins: pd.DataFrame,
-                        tied: pd.DataFrame, left: pd.DataFrame, methods: pd.DataFrame | None = None) -> str:
+                        tied: pd.DataFrame, left: pd.DataFrame, methods: pd.DataFrame | None = None,
+                        confidence=None) -> str:
     """Markdown of the tournament tables (outputs of ipd.tournaments.play, ties and left_out).
 
     Sections: disciplines, disciplines won, ties, conditions that are not disciplines, the
     estimation method of each entrant (``methods``, discipline x model, from
     ipd.tournaments.entrant_methods; left out when None), then one standings table per
-    discipline; each with its own caption. Empty tables say why.
+    discipline; each with its own caption. Empty tables say why. ``confidence`` (the
+    verdict_confidence.Settings behind the p_win_* and wins_*_low/high columns) adds their caption.
     """
+    note = "" if confidence is None else (
+        f" p_win_*: posterior probability of winning (Jeffreys Beta(1/2, 1/2) per sampled scenario, "
+        f"{confidence.draws} draws of every model's strategy, seed {confidence.seed}; references fixed; "
+        f"ties shared), with its Monte Carlo standard error (_mc_se); wins_*_mean / _low / _high: the number "
+        f"of disciplines won over the draws and its {confidence.level:.0%} central interval.")
     played = summary["winners_with_self"].notna().sum()
     parts = [TITLE] + ([NO_DISCIPLINE] if summary.empty else [])
     parts.append(markdown_section("disciplines", summary.set_index("discipline"), (
@@ -33,7 +40,7 @@ def tournament_document(summary: pd.DataFrame, standings: pd.DataFrame, wins: pd
         "names = a tie within 1e-9 of the largest payoff.")))
     parts.append(markdown_section("disciplines won", wins.set_index("strategy"), (
         f"Disciplines entered and won per strategy. Tied winners share a discipline in equal parts, so each "
-        f"type's wins add up to the {played} disciplines played; shared_* counts the wins that were shared.")))
+        f"type's wins add up to the {played} disciplines played; shared_* counts the wins that were shared." + note)))
     parts.append(markdown_section("ties", tied.set_index(["discipline", "type"]), (
         "Every tie of the standings: strategies whose payoff sums differ by at most the tolerance (1e-9 of "
         "the largest payoff) share a rank; rank 1 = a shared win. Empty: no tie.")))
@@ -48,5 +55,5 @@ def tournament_document(summary: pd.DataFrame, standings: pd.DataFrame, wins: pd
         parts.append(markdown_section(discipline, part.drop(columns="discipline").set_index("strategy"), (
             f"`{discipline}` (w = {w_of[discipline]:g}): payoff sum of each strategy over its pairings, "
             "exact expected payoffs per round, with self-play (type 1) and without (type 2); rank 1 = winner "
-            "(ties share the rank); win_share = its share of the discipline's win.")))
+            "(ties share the rank); win_share = its share of the discipline's win." + note)))
     return "\n".join(parts)

@@ -3,7 +3,9 @@
 import pandas as pd
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
+from workflow_scripts.crg.analysis.game_bootstrap import bootstrap, top_probabilities, with_intervals
 from workflow_scripts.crg.analysis.seat_results import pick
+from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.crg.analysis.selection import payoff_table, target_rates, weighted_target_rates
 from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
 from workflow_scripts.evolution.payoff_tables import check_payoff_table, select_by_risk
@@ -20,12 +22,22 @@ with rule_log(snakemake.log[0]) as log:
     payoffs.to_csv(out.payoffs, index=False)
     fixation, stationary, skipped = select_by_risk(
         check_payoff_table(payoffs, group), models, list(params.population_sizes), group, params.beta)
+
+    def masses(resampled):
+        table = check_payoff_table(payoff_table(resampled, models, group), group)
+        return select_by_risk(table, models, list(params.population_sizes), group, params.beta)[1]
+
+    draws = bootstrap(seats, masses, int(params.draws), derive_seed(params.seed, "selection"))
+    keys = ["population", "p", "model"]
+    stationary = with_intervals(stationary, draws, keys, ["mass"], params.confidence).merge(
+        top_probabilities(draws, keys[:2], "model", "mass"), on=keys, how="left")
     weighted = weighted_target_rates(stationary, target_rates(seats))
     for frame, path in ((fixation, out.fixation), (stationary, out.stationary), (weighted, out.weighted),
                         (skipped, out.skipped)):
         frame.to_csv(path, index=False)
-    write_markdown(out.table, markdown(TITLES["selection"], CAPTIONS["selection"].format(
-        beta=params.beta), [("stationary distribution", stationary), ("self-play target rate weighted by mass", weighted),
+    caption = CAPTIONS["selection"].format(beta=params.beta) + CAPTIONS["game_bootstrap"].format(
+        draws=int(params.draws), level=params.confidence) + CAPTIONS["selection_top"]
+    write_markdown(out.table, markdown(TITLES["selection"], caption, [("stationary distribution", stationary), ("self-play target rate weighted by mass", weighted),
                             ("fixation probabilities", fixation), ("skipped (population, risk, reason)", skipped)]))
     for row in skipped.itertuples():
         log.warning("selection skipped N = %d, p = %g: %s", row.population, row.p, row.reason)

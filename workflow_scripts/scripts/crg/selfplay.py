@@ -2,8 +2,10 @@
 
 import pandas as pd
 
+from workflow_scripts.crg.analysis.game_bootstrap import bootstrap, with_intervals
 from workflow_scripts.crg.analysis.seat_results import pick
-from workflow_scripts.crg.analysis.selfplay import action_shares, contribution_grid, loss_shares, table3
+from workflow_scripts.crg.design.seeds import derive_seed
+from workflow_scripts.crg.analysis.selfplay import TABLE3_INTERVAL_COLUMNS, action_shares, contribution_grid, loss_shares, table3
 from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
 from workflow_scripts.scripts.logs import rule_log
 
@@ -12,9 +14,13 @@ snakemake = globals()["snakemake"]
 with rule_log(snakemake.log[0]) as log:
     grid = pick(pd.read_parquet(snakemake.input.seats), dict(snakemake.params.grid))
     models = list(snakemake.params.models)
-    table = table3(grid, models)
+    draws = int(snakemake.params.draws)
+    resampled = bootstrap(grid, lambda s: table3(s, models), draws, derive_seed(snakemake.params.seed, "table3"))
+    table = with_intervals(table3(grid, models), resampled, ["model"], TABLE3_INTERVAL_COLUMNS,
+                           snakemake.params.confidence)
     table.to_csv(snakemake.output.csv, index=False)
-    write_markdown(snakemake.output.table, markdown(TITLES["table3"], CAPTIONS["table3"], [("per model", table)]))
+    caption = CAPTIONS["table3"] + CAPTIONS["game_bootstrap"].format(draws=draws, level=snakemake.params.confidence)
+    write_markdown(snakemake.output.table, markdown(TITLES["table3"], caption, [("per model", table)]))
     contribution_grid(grid, models).to_csv(snakemake.output.grid, index=False)
     action_shares(pd.read_parquet(snakemake.input.decisions), grid).to_csv(snakemake.output.actions, index=False)
     loss_shares(grid, models).to_csv(snakemake.output.losses, index=False)

@@ -4,12 +4,15 @@ scenarios estimated from log-probabilities enter as probabilities (column ``meth
 Answers of label-swap controls are mapped back to cooperate (L) / defect (R) first (ipd.labels).
 Every table gets the condition's parameters (framing, labels, w, x, aLL..aRR) as columns, so the
 analyses downstream (classification, tournaments, figures, the label-swap comparison) need nothing else.
+Each strategy's readings get their posterior probabilities (ipd.analysis.reading_confidence):
+reading_confidence.csv, and p_reading / p_nearest in the strategy table.
 """
 
 import pandas as pd
 
 from workflow_scripts.ipd.design.conditions import Condition, condition_table
 from workflow_scripts.ipd.analysis.estimates import add_estimates, count_answers, probability_estimates, sampled_answers, strategy_table
+from workflow_scripts.ipd.analysis.reading_confidence import reading_table
 from workflow_scripts.ipd.design.labels import canonical_actions
 from workflow_scripts.llm import records
 from workflow_scripts.scripts.logs import rule_log
@@ -27,5 +30,9 @@ with rule_log(snakemake.log[0]):
     strategies = strategy_table(estimates, payoffs, conditions[0].kind)
     counts.merge(parameters, on="condition", how="left").to_csv(snakemake.output.counts, index=False)
     estimates.merge(parameters, on="condition", how="left").to_csv(snakemake.output.estimates, index=False)
-    strategies.merge(parameters, on="condition", how="left").to_csv(snakemake.output.strategies, index=False)
+    confidence = snakemake.params.confidence
+    readings, strategies = reading_table(strategies.merge(parameters, on="condition", how="left"), counts,
+                                         conditions[0].kind, int(confidence["draws"]), int(confidence["seed"]))
+    strategies.to_csv(snakemake.output.strategies, index=False)
+    readings.to_csv(snakemake.output.readings, index=False)
     records.summarise(answers, ["model", "experiment", "condition"]).to_csv(snakemake.output.invalid, index=False)

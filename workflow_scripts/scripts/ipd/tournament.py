@@ -5,6 +5,9 @@ import pandas as pd
 
 from workflow_scripts.ipd.tables.tournaments import tournament_document
 from workflow_scripts.ipd.analysis.tournaments import disciplines, entrant_methods, left_out, play, propensities, ties
+from workflow_scripts.ipd.analysis.posterior import strategy_posteriors
+from workflow_scripts.ipd.analysis.tournament_confidence import with_win_probabilities
+from workflow_scripts.ipd.analysis.verdict_confidence import Settings
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
@@ -14,6 +17,10 @@ with rule_log(snakemake.log[0]) as log:
     neutral = list(snakemake.params.neutral)
     found = disciplines(strategies, neutral, float(snakemake.params.w), list(snakemake.params.references))
     summary, standings, matrices, wins = play(found)
+    settings = Settings.of(snakemake.params.confidence)
+    counts = pd.concat([pd.read_csv(path) for path in snakemake.input.counts], ignore_index=True)
+    standings, wins = with_win_probabilities(standings, wins, found, strategy_posteriors(strategies, counts, "memory1"),
+                                             settings)
     outputs = {"summary": summary, "standings": standings, "matrices": matrices, "wins": wins,
                "ties": ties(standings), "propensities": propensities(found)}
     for name, frame in outputs.items():
@@ -21,5 +28,5 @@ with rule_log(snakemake.log[0]) as log:
     methods = entrant_methods(strategies, summary) if "method" in strategies.columns else None
     with open(snakemake.output.table, "w", encoding="utf-8") as handle:
         handle.write(tournament_document(summary, standings, wins, outputs["ties"], left_out(strategies, neutral),
-                                         methods))
+                                         methods, settings))
     log.info("%d disciplines, %d with a tournament", len(summary), standings["discipline"].nunique())
