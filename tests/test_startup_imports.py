@@ -77,3 +77,13 @@ def test_an_unknown_name_is_still_an_attribute_error():
         with pytest.raises(AttributeError, match="no_such_name"):
             getattr(package, "no_such_name")
     assert gametheory.is_nash.__module__ == "workflow_scripts.gametheory.equilibria"
+
+
+def test_a_name_that_is_also_a_submodule_stays_the_function():
+    """``gametheory.round_robin`` is the tournament function even after its submodule is imported
+    (an import sets the package attribute to the module)."""
+    probe = ("import workflow_scripts.gametheory.round_robin\nfrom workflow_scripts.gametheory import round_robin\n"
+             "print(callable(round_robin))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True"]

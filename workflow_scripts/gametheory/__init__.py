@@ -17,11 +17,14 @@ LLM layer, the config or a study.
 
 import importlib
 
-# Imported on first use (PEP 562): a job that needs one module (the reference strategies) does not
-# import the others (pandas, the classification tables) at start-up (issue 16).
+# A name that is also a submodule's (round_robin) is imported now: importing the submodule sets the
+# package attribute to the module, which would shadow a name served on first use.
+from .round_robin import RoundRobin, round_robin, wins_per_discipline
+
+# The others are imported on first use (PEP 562): a job that needs one module (the reference
+# strategies) does not import the others (pandas, the classification tables) at start-up (issue 16).
 _EXPORTS = {
     "Classification": "equilibria",
-    "RoundRobin": "round_robin",
     "best_response": "equilibria",
     "classify": "equilibria",
     "classify_strategies": "classification",
@@ -34,8 +37,6 @@ _EXPORTS = {
     "payoff_range": "diagnostics",
     "random_opponent_share": "diagnostics",
     "rival_gap": "equilibria",
-    "round_robin": "round_robin",
-    "wins_per_discipline": "round_robin",
 }
 
 
