@@ -26,7 +26,9 @@ CAPTIONS = {
     ),
     "table4": (
         "Mean seat total under prompt and decoding controls (design 2) against Base (the self-play grid), "
-        "on the risks both have, pooled and (with two or more) per single risk (seed 000 Table 4). Unit: "
+        "(seed 000 Table 4). Top block: each control pooled over the risks every control shares with Base; "
+        "bottom block: each control at each of its other risks that Base has (rule: "
+        "workflow_scripts/crg/analysis/controls.py, comparison_plan). Unit: "
         "the game (its mean seat total); two-sided permutation test (scipy.stats.permutation_test). "
         "marked (**): |shift| >= {shift_units:g} units with P < {alpha:g}; Bonferroni (††): also P < "
         "{family_alpha:g} / {comparisons} = {threshold:.3g}, over the {comparisons} comparisons made "

@@ -14,7 +14,7 @@ with rule_log(snakemake.log[0]) as log:
     mixed, selfplay = seats[seats["design"] == "mixed"], seats[seats["design"].isin(SELF_PLAY_DESIGNS)]
     models = list(params.models)
     pair_matrix(mixed, selfplay, models).to_csv(snakemake.output.pairs, index=False)
-    replacement(mixed, selfplay, models).to_csv(snakemake.output.replacement, index=False)
+    replacement(mixed, selfplay, models, params.confidence, params.resamples, params.seed).to_csv(snakemake.output.replacement, index=False)
     contributions(mixed, models, params.confidence, params.resamples, params.seed).to_csv(
         snakemake.output.contributions, index=False)
     log.info("mixed tables: %d games", mixed["game_id"].nunique())
