@@ -269,9 +269,10 @@ CRG_GROUPS = analysis_conditions(CRG_JOBS)
 CRG_MODELS = list(dict.fromkeys(m for job in CRG_JOBS for m in job.models))
 CRG_SELECTION_MODELS = mixed_models(CRG_JOBS)
 CRG_TABLE_NAMES = ["table3", "table4", "table5"]
-CRG_FIGURE_NAMES = ["fig2", "fig3", "fig4", "fig5", "figS7"]
+CRG_FIGURE_NAMES = ["fig2", "fig3", "fig4", "fig5", "figS7", "value_questions"]
 CRG_RESULTS = (
     [f"results/crg/tables/{t}.{ext}" for t in CRG_TABLE_NAMES for ext in ("csv", "md")]
+    + [f"results/crg/tables/{t}" for t in ("knowledge.csv", "answers_and_play.csv", "value_questions.md")]
     + [f"results/crg/figures/{f}.{ext}" for f in CRG_FIGURE_NAMES for ext in ("png", "pdf")]
     + [f"results/crg/selection/{name}" for name in ("payoffs.csv", "fixation.csv", "stationary.csv", "selection.md")]
 )
