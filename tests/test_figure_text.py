@@ -88,7 +88,35 @@ def crg_figures() -> dict:
     }
 
 
-FIGURES = {**crg_figures()}
+DEFAULT_FRAMINGS = ["none", "more_points", "exploit", "maximize_own", "winning", "no_exploit", "welfare", "fair",
+                    "saint", "pro", "none-labels=swapped", "none-labels=reversed"]
+
+
+def ipd_figures() -> dict:
+    """Fig. 1B of the default grid's original experiment: its 12 conditions (ten framings, two label
+    swaps), two models, every scenario, and the longest kind of reading ('between A and B'), the case
+    the issue saw collide; and the elicited-against-played figure of two models and both treatments
+    (moves drawn from known strategies, tests/ipd/test_elicited_vs_played.py)."""
+    from workflow_scripts.gametheory.known import known_memory1
+    from workflow_scripts.ipd.analysis.elicited_vs_played import STATES, elicited_vs_played
+    from workflow_scripts.ipd.figures.cooperation import cooperation_figure
+    from workflow_scripts.ipd.figures.elicited_vs_played import elicited_vs_played_figure
+    from tests.ipd.test_elicited_vs_played import GENERATING, RANDOM, elicitation, play_moves
+    models = ["gemma3-270m", "gemma3-270m-greedy"]
+    rows = [{"model": m, "condition": c, "scenario": s, "p_L": p, "ci_low": max(0, p - 0.3), "ci_high": min(1, p + 0.3),
+             "n_valid": 10, "method": "sampled"}
+            for c in DEFAULT_FRAMINGS for i, m in enumerate(models) for s, p in zip(STATES, (0.9, 0.1, 0.5, 0.3, 0.7)[i:] + (0.2,) * i)]
+    readings = {(c, m): "between WSLS and Forgiver" for c in DEFAULT_FRAMINGS for m in models}
+    moves = pd.concat([play_moves(GENERATING, RANDOM, 20, seed, condition=f"none-{t}") for seed, t in enumerate(("exact", "at_least"))])
+    matched = {"none-exact": ("original", "none"), "none-at_least": ("original", "none")}
+    summary, states = elicited_vs_played(moves, elicitation(RANDOM, 10, 0), matched, known_memory1((3, 0, 5, 1)))
+    return {
+        "ipd/cooperation": lambda: cooperation_figure(pd.DataFrame(rows), "original", readings),
+        "ipd/elicited_vs_played": lambda: elicited_vs_played_figure(summary, states, "play"),
+    }
+
+
+FIGURES = {**crg_figures(), **ipd_figures()}
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

@@ -48,7 +48,7 @@ def elicited_vs_played_figure(summary: pd.DataFrame, states: pd.DataFrame, exper
         ax.set_xticks(list(x), ["round 1" if s == "round1" else s for s in STATES], fontsize=8)
         ax.set_ylim(-0.08, 1.08)
         ax.set_ylabel("P(L)")
-        test = "no state to test" if not row.df else f"G = {row.G:.3g}, df = {row.df}, P = {row.p_value:.2g}"
+        test = "no state both played and elicited" if not row.df else f"G = {row.G:.3g}, df = {row.df}, P = {row.p_value:.2g}"
         ax.set_title(f"{row.model}, {row.treatment}\n{test}", fontsize=8.5)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=2, frameon=False)
