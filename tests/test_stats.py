@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from workflow_scripts.stats import bootstrap_mean_interval, mean_shift_test
+from workflow_scripts.stats import bootstrap_mean_interval, mean_shift_test, paired_shift_test
 
 
 def test_permutation_p_value_counts_the_extreme_splits():
@@ -68,3 +68,14 @@ def test_bca_interval_agrees_with_the_normal_interval_on_a_large_sample():
     half = 1.959964 * values.std(ddof=1) / 10
     low, high = bootstrap_mean_interval(values, resamples=9999, seed=2)
     assert low == pytest.approx(49.5 - half, abs=0.5) and high == pytest.approx(49.5 + half, abs=0.5)
+
+
+def test_sign_flip_p_value_counts_the_sign_patterns():
+    """Paired differences 1, 2, 3, 4 (all positive): of the 2^4 = 16 sign patterns only all-plus and
+    all-minus give |mean| >= 2.5, P = 2 / 16. Differences 3, -1, 2: means of the 8 patterns are
+    (+-3 +-1 +-2) / 3; |mean| >= 4/3 for (3,-1,2)->4/3, (3,1,2)->2 and their negatives: P = 4 / 8.
+    Fewer than two games: no P value."""
+    assert paired_shift_test([1, 2, 3, 4]) == (2.5, pytest.approx(2 / 16))
+    mean, p = paired_shift_test([3, -1, 2])
+    assert mean == pytest.approx(4 / 3) and p == pytest.approx(4 / 8)
+    assert math.isnan(paired_shift_test([2])[1]) and math.isnan(paired_shift_test([])[0])
