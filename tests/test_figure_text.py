@@ -116,7 +116,29 @@ def ipd_figures() -> dict:
     }
 
 
-FIGURES = {**crg_figures(), **ipd_figures()}
+def ipd_run_figures() -> dict:
+    """The prisoner's-dilemma figures of the report DAG's run (tests/test_report.py: a TFT player, the
+    original experiment with two framings and a label swap, 3 rounds of play, tournaments)."""
+    from workflow_scripts.ipd.figures.cooperation import cooperation_figure, strategy_readings
+    from workflow_scripts.ipd.figures.elicited_vs_played import elicited_vs_played_figure
+    from workflow_scripts.ipd.figures.payoffs import payoff_range_figure
+    from workflow_scripts.ipd.figures.play import play_figure
+    from workflow_scripts.ipd.figures.tournaments import propensities_figure, totals_figure, wins_figure
+    ipd = lambda name: read("ipd", name)  # noqa: E731
+    readings = lambda: strategy_readings(ipd("strategies.csv"))  # noqa: E731
+    return {
+        "ipd-run/cooperation": lambda: cooperation_figure(ipd("estimates.csv"), "original", readings()),
+        "ipd-run/payoff_range": lambda: payoff_range_figure(ipd("classification.csv"), "original", readings()),
+        "ipd-run/play": lambda: play_figure(ipd("cooperation_by_round.csv"), "play"),
+        "ipd-run/elicited_vs_played": lambda: elicited_vs_played_figure(
+            ipd("elicited_vs_played.csv"), ipd("elicited_vs_played_states.csv"), "play"),
+        "ipd-run/wins": lambda: wins_figure(ipd("wins.csv")),
+        "ipd-run/totals": lambda: totals_figure(ipd("standings.csv"), ipd("summary.csv")),
+        "ipd-run/propensities": lambda: propensities_figure(ipd("propensities.csv")),
+    }
+
+
+FIGURES = {**crg_figures(), **ipd_figures(), **ipd_run_figures()}
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

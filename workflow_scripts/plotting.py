@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
-__all__ = ["legend_below", "model_colors", "panel_grid", "plt", "save", "text_problems"]
+__all__ = ["legend_below", "model_colors", "panel_columns", "panel_grid", "plt", "save", "text_problems"]
 log = logging.getLogger(__name__)
 
 
@@ -109,6 +109,12 @@ def text_problems(fig: plt.Figure, tolerance: float = 1.0) -> list[str]:
             if dx > tolerance and dy > tolerance:
                 problems.append(f"overlap: {first} / {second}")
     return problems
+
+
+def panel_columns(count: int, most: int = 4) -> int:
+    """Columns of a grid of ``count`` panels: near square (ceil(sqrt(count))), at most ``most``,
+    so that 12 panels fill 4 x 3 rather than leaving most of a 5-wide grid empty."""
+    return max(1, min(most, math.ceil(math.sqrt(count))))
 
 
 def save(fig: plt.Figure, paths) -> None:

@@ -4,7 +4,6 @@ the plotting helpers of both studies are in :mod:`workflow_scripts.plotting`."""
 
 from __future__ import annotations
 
-import math
 import textwrap
 
 import numpy as np
@@ -12,7 +11,7 @@ import pandas as pd
 
 from workflow_scripts.ipd.analysis.estimates import PROBABILITY
 from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES
-from workflow_scripts.plotting import legend_below, model_colors, panel_grid, plt
+from workflow_scripts.plotting import legend_below, model_colors, panel_columns, panel_grid, plt
 
 PROBABILITY_LABEL = "P(cooperate, L) (share of valid answers)"
 
@@ -73,12 +72,6 @@ PANEL_WIDTH = 3.6
 """Inches per panel: five scenario ticks of up to 7 characters at 8 pt side by side."""
 NOTE_LINE, READING_FONT = 0.13, 6.5
 """Inches of height per line of a panel's strategy readings, and their font size in points."""
-
-
-def panel_columns(count: int, most: int = 4) -> int:
-    """Columns of a grid of ``count`` panels: near square (ceil(sqrt(count))), at most ``most``,
-    so that 12 conditions fill 4 x 3 rather than leaving most of a 5-wide grid empty."""
-    return max(1, min(most, math.ceil(math.sqrt(count))))
 
 
 def reading_note(models: list[str], readings: dict, condition: str, width: float) -> str:
