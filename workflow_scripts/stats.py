@@ -143,6 +143,8 @@ def paired_shift_test(differences: Sequence[float], resamples: int = 9999, seed:
     Returns:
         (mean difference, P). P is NaN with fewer than two units, the mean NaN with none.
     """
+    from scipy.stats import permutation_test
+
     d = np.asarray(differences, float)
     if d.size == 0:
         return (math.nan, math.nan)

@@ -32,7 +32,6 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 from scipy.special import xlogy
-from scipy.stats import chi2
 
 from workflow_scripts.ipd.analysis.actual_play import valid_moves
 from workflow_scripts.ipd.design.conditions import Condition
@@ -148,6 +147,8 @@ def compare(counts: pd.DataFrame, elicited: Mapping[str, tuple[float, float | No
                      "play_p": k[i] / n[i] if observed else math.nan, "play_low": p_low, "play_high": p_high,
                      "elicited_n": m, "elicited_L": j, "elicited_p": p_hat, "elicited_low": e_low,
                      "elicited_high": e_high, "observed": bool(observed), "tested": bool(observed and known), "G": g})
+    from scipy.stats import chi2  # on first use: scipy.stats costs a job ~1 s to import (issue 16)
+
     moves = int(n.sum())
     seen = n > 0
     played = np.where(seen, k / np.where(seen, n, 1), math.nan)
