@@ -17,6 +17,7 @@ from workflow_scripts.workflow.checks import config_problems, selection  # noqa:
 from workflow_scripts.ipd.design.conditions import STANDARD_PAYOFFS, analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions, neutral_framings  # noqa: E402
 from workflow_scripts.ipd.design.labels import STANDARD as STANDARD_LABELS  # noqa: E402
 from workflow_scripts.ipd.design.pairs import model_pairs, pair_models  # noqa: E402
+from workflow_scripts.ipd.analysis.elicited_vs_played import elicited_condition  # noqa: E402
 from workflow_scripts.errors import ConfigError  # noqa: E402
 from workflow_scripts.ipd.query.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime  # noqa: E402
@@ -190,12 +191,25 @@ def ipd_game_files(experiment, suffix="parquet"):
     ]
 
 
+def ipd_elicited(experiment):
+    """{play condition id: [elicitation experiment, its condition id]} of a play experiment: the
+    memory-1 condition with the same framing and payoffs (workflow_scripts/ipd/analysis/elicited_vs_played.py)."""
+    candidates = [c for e in ipd_experiments_of("memory1") for c in IPD_CONDITIONS[e]]
+    matched = {c.id: elicited_condition(c, candidates) for c in IPD_CONDITIONS[experiment]}
+    return {play: [found.experiment, found.id] for play, found in matched.items() if found is not None}
+
+
+def ipd_elicited_estimates(wildcards):
+    """The estimates tables the elicited-versus-played comparison of a play experiment reads."""
+    return sorted({f"results/ipd/{e}/estimates.csv" for e, _ in ipd_elicited(wildcards.experiment).values()})
+
+
 def ipd_figures(experiment):
     """Figure names (without extension) of an experiment, by its kind and design (Figs. 1-4)."""
     conditions = IPD_CONDITIONS[experiment]
     kind = ipd_kind(experiment)
     if kind == "play":
-        return ["play"]
+        return ["play"] + (["elicited_vs_played"] if ipd_elicited(experiment) else [])
     if kind == "memory2":
         return ["memory2", "payoff_range"]
     names = ["cooperation"] + (["payoff_range"] if kind == "memory1" else [])
@@ -211,6 +225,8 @@ def ipd_experiment_targets(experiment):
     kind = ipd_kind(experiment)
     if kind == "play":
         names = ["sequences.csv", "cooperation_by_round.csv", "last_round.csv", "tables/play.md"]
+        if ipd_elicited(experiment):
+            names += ["elicited_vs_played.csv", "elicited_vs_played_states.csv", "tables/elicited_vs_played.md"]
     else:
         names = ["strategies.csv", "invalid_rates.csv", "tables/counts.md", "tables/strategies.md"]
     if kind in ("memory1", "memory2"):
@@ -269,9 +285,10 @@ CRG_GROUPS = analysis_conditions(CRG_JOBS)
 CRG_MODELS = list(dict.fromkeys(m for job in CRG_JOBS for m in job.models))
 CRG_SELECTION_MODELS = mixed_models(CRG_JOBS)
 CRG_TABLE_NAMES = ["table3", "table4", "table5"]
-CRG_FIGURE_NAMES = ["fig2", "fig3", "fig4", "fig5", "figS7"]
+CRG_FIGURE_NAMES = ["fig2", "fig3", "fig4", "fig5", "figS7", "value_questions"]
 CRG_RESULTS = (
     [f"results/crg/tables/{t}.{ext}" for t in CRG_TABLE_NAMES for ext in ("csv", "md")]
+    + [f"results/crg/tables/{t}" for t in ("knowledge.csv", "answers_and_play.csv", "value_questions.md")]
     + [f"results/crg/figures/{f}.{ext}" for f in CRG_FIGURE_NAMES for ext in ("png", "pdf")]
     + [f"results/crg/selection/{name}" for name in ("payoffs.csv", "fixation.csv", "stationary.csv", "selection.md")]
 )

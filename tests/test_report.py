@@ -42,7 +42,8 @@ CRG_GRID = {
 # CRG outputs -> a word of their subcategory (the design, the selection, or the run's accounting).
 CRG_GROUPS = {
     "tables/table3": "design 1", "selfplay/": "design 1", "figures/fig2": "design 1",
-    "tables/table4": "design 2", "tables/table5": "design 3",
+    "tables/table4": "design 2", "tables/knowledge": "design 2", "tables/answers_and_play": "design 2",
+    "tables/value_questions": "design 2", "figures/value_questions": "design 2", "tables/table5": "design 3",
     "mixed/": "design 4", "figures/fig3": "design 4", "figures/fig4": "design 4",
     "selection/": "selection", "figures/fig5": "selection", "figures/figS7": "selection",
     "query_stats": "plan and answers", "invalid_rates": "plan and answers",
@@ -78,9 +79,14 @@ def report_data(path: Path) -> tuple[dict, dict, str]:
     return declared("results"), declared("categories"), page
 
 
+RUN: dict[str, Path] = {}
+"""The run's directory (set by the fixture), for tests that read its logs."""
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     flow = Workflow(tmp_path_factory.mktemp("report"), both_studies())
+    RUN["root"] = flow.root
     flow.run()
     flow.run("--report", str(flow.root / "report.html"))
     results, categories, page = report_data(flow.root / "report.html")
@@ -157,3 +163,13 @@ def test_the_overview_page_is_the_reports_description(report):
     page = report[2]
     assert "llm-dilemmas: language models in social dilemmas" in page
     assert "crgscripted/exact_split" in page
+
+
+def test_no_figure_of_the_run_has_colliding_or_clipped_text(report):
+    """Every figure the DAG drew went through workflow_scripts.plotting.save, which logs each text
+    that overlaps another or leaves the canvas (plotting.text_problems) in the rule's log: none may."""
+    logs = sorted((RUN["root"] / "logs").rglob("*.log"))
+    assert any("figure" in path.name for path in logs)
+    problems = [f"{path.name}: {line}" for path in logs for line in path.read_text().splitlines()
+                if "figure text" in line]
+    assert problems == []

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from workflow_scripts.stats import (bootstrap_mean_interval, difference_interval, fisher_p_value, mean_shift_test,
-                                   wilson_interval)
+                                   paired_shift_test, wilson_interval)
 
 
 def test_permutation_p_value_counts_the_extreme_splits():
@@ -119,3 +119,14 @@ def test_fisher_and_newcombe_refuse_nan_counts_and_agree_with_scipy_otherwise():
         difference_interval(3, 10, math.nan, 10)
     assert fisher_p_value(9, 10, 2, 10) == pytest.approx(stats.fisher_exact([[9, 1], [2, 8]]).pvalue)
     assert math.isnan(fisher_p_value(0, 0, 2, 10))
+
+
+def test_sign_flip_p_value_counts_the_sign_patterns():
+    """Paired differences 1, 2, 3, 4 (all positive): of the 2^4 = 16 sign patterns only all-plus and
+    all-minus give |mean| >= 2.5, P = 2 / 16. Differences 3, -1, 2: means of the 8 patterns are
+    (+-3 +-1 +-2) / 3; |mean| >= 4/3 for (3,-1,2)->4/3, (3,1,2)->2 and their negatives: P = 4 / 8.
+    Fewer than two games: no P value."""
+    assert paired_shift_test([1, 2, 3, 4]) == (2.5, pytest.approx(2 / 16))
+    mean, p = paired_shift_test([3, -1, 2])
+    assert mean == pytest.approx(4 / 3) and p == pytest.approx(4 / 8)
+    assert math.isnan(paired_shift_test([2])[1]) and math.isnan(paired_shift_test([])[0])

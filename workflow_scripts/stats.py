@@ -191,3 +191,34 @@ def fisher_p_value(k1: int, n1: int, k2: int, n2: int) -> float:
     from scipy.stats import fisher_exact
 
     return float(fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
+
+
+def paired_shift_test(differences: Sequence[float], resamples: int = 9999, seed: int = 0) -> tuple[float, float]:
+    """Mean of paired differences (one per unit) and its two-sided sign-flip permutation P value.
+
+    ``scipy.stats.permutation_test`` on the mean with one sample and ``permutation_type=
+    'samples'``: under the null each unit's difference is as likely to have either sign, so the
+    null distribution flips the sign of each unit independently (exact over the 2^n sign patterns
+    when there are at most ``resamples`` of them, else Monte Carlo with
+    ``numpy.random.default_rng(seed)``). Used where the unit is a game and the difference is
+    between two groups of seats of that game (seed 000: value questions against play).
+
+    Args:
+        differences: one number per unit.
+        resamples, seed: as for :func:`mean_shift_test`.
+
+    Returns:
+        (mean difference, P). P is NaN with fewer than two units, the mean NaN with none.
+    """
+    from scipy.stats import permutation_test
+
+    d = finite_values(differences, "differences")
+    if d.size == 0:
+        return (math.nan, math.nan)
+    if d.size < 2:
+        return (float(d.mean()), math.nan)
+    result = permutation_test(
+        (d,), np.mean, vectorized=True, permutation_type="samples", alternative="two-sided",
+        n_resamples=int(resamples), random_state=np.random.default_rng(seed),
+    )
+    return (float(d.mean()), float(min(result.pvalue, 1.0)))

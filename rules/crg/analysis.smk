@@ -126,3 +126,25 @@ rule crg_selection:
         "../../envs/analysis.yaml"
     script:
         "../../workflow_scripts/scripts/crg/selection.py"
+
+
+rule crg_value_questions:
+    input:
+        questions="results/crg/questions.parquet",
+        decisions="results/crg/decisions.parquet",
+        seats="results/crg/seats.parquet",
+    output:
+        knowledge=report_item("results/crg/tables/knowledge.csv", "crg/controls/knowledge"),
+        play=report_item("results/crg/tables/answers_and_play.csv", "crg/controls/answers_and_play"),
+        table=report_item("results/crg/tables/value_questions.md", "crg/controls/value_questions_table"),
+    log:
+        "logs/crg/value_questions.log",
+    params:
+        models=CRG_MODELS,
+        confidence=CRG_ANALYSIS.get("confidence"),
+        resamples=CRG_ANALYSIS.get("permutation_resamples"),
+        seed=CRG_ANALYSIS.get("seed"),
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/crg/value_questions.py"

@@ -61,6 +61,23 @@ rule crg_figures_selection:
         "../../workflow_scripts/scripts/crg/figures_selection.py"
 
 
+rule crg_figure_value_questions:
+    input:
+        knowledge="results/crg/tables/knowledge.csv",
+        play="results/crg/tables/answers_and_play.csv",
+    output:
+        png=report_item("results/crg/figures/value_questions.png", "crg/controls/value_questions"),
+        pdf="results/crg/figures/value_questions.pdf",
+    log:
+        "logs/crg/figure_value_questions.log",
+    params:
+        models=CRG_MODELS,
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/crg/figure_value_questions.py"
+
+
 rule crg_all:
     input:
         [job.output(kind) for job in CRG_JOBS for kind in CRG_TABLES]

@@ -152,3 +152,24 @@ rule ipd_seed001_confidence:
         "../../envs/analysis.yaml"
     script:
         "../../workflow_scripts/scripts/ipd/seed_confidence.py"
+
+
+rule ipd_elicited_vs_played:
+    input:
+        moves="results/ipd/{experiment}/moves.parquet",
+        estimates=ipd_elicited_estimates,
+    output:
+        summary=report_item("results/ipd/{experiment}/elicited_vs_played.csv", "ipd/experiment/elicited_vs_played"),
+        states=report_item("results/ipd/{experiment}/elicited_vs_played_states.csv",
+                           "ipd/experiment/elicited_vs_played_states"),
+        table=report_item("results/ipd/{experiment}/tables/elicited_vs_played.md",
+                          "ipd/experiment/elicited_vs_played_table"),
+    log:
+        "logs/ipd/{experiment}/elicited_vs_played.log",
+    params:
+        matched=lambda w: ipd_elicited(w.experiment),
+        payoffs=lambda w: list(IPD_CONDITIONS[w.experiment][0].payoffs),
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/elicited_vs_played.py"

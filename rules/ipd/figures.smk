@@ -65,6 +65,22 @@ rule ipd_figure_play:
         "../../workflow_scripts/scripts/ipd/figure_play.py"
 
 
+rule ipd_figure_elicited_vs_played:
+    input:
+        summary="results/ipd/{experiment}/elicited_vs_played.csv",
+        states="results/ipd/{experiment}/elicited_vs_played_states.csv",
+    output:
+        png=report_item("results/ipd/{experiment}/figures/elicited_vs_played.png",
+                        "ipd/experiment/elicited_vs_played_figure"),
+        pdf="results/ipd/{experiment}/figures/elicited_vs_played.pdf",
+    log:
+        "logs/ipd/{experiment}/figure_elicited_vs_played.log",
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/figure_elicited_vs_played.py"
+
+
 rule ipd_figure_tournament:
     input:
         summary="results/ipd/tournaments/summary.csv",

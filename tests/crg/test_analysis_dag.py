@@ -114,12 +114,13 @@ def test_figure2_data(flow):
 
 
 def test_table4_counts_one_comparison(flow):
-    """Pooled: 4 neutral_goal games (20 each) vs 2 Base games (20): shift 0, P = 1; the single
-    risks have one Base game each, so no P value: 1 comparison in the Bonferroni count."""
+    """Pooled over both risks (the only control shares both with Base): 4 neutral_goal games (20
+    each) vs 2 Base games (20): shift 0, P = 1; no single-risk row (no risk outside the pooled
+    set): 1 comparison in the Bonferroni count."""
     table = read(flow, "tables/table4.csv")
     pooled = table[table["scope"] == "pooled"].iloc[0]
     assert (pooled["games"], pooled["base_games"], pooled["shift"], pooled["p_value"]) == (4, 2, 0.0, 1.0)
-    assert table["p_value"].notna().sum() == 1 and len(table) == 3
+    assert table["p_value"].notna().sum() == 1 and len(table) == 1
     assert "Comparisons made (Bonferroni count): **1**" in (flow.root / CRG_DIR / "tables/table4.md").read_text()
 
 

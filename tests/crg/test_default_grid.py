@@ -35,14 +35,16 @@ def read(flow, name):
     return pd.read_csv(flow.root / CRG_DIR / name)
 
 
-def test_the_default_grid_costs_680_calls(flow):
-    assert flow.provider_calls() == 680
+def test_the_default_grid_costs_728_calls(flow):
+    """680 decisions + the value questions of neutral_goal: 2 risks x 6 seats x rounds 1 and 10 x 2
+    questions = 48 (the scripted players answer every question at once)."""
+    assert flow.provider_calls() == 728
 
 
 def test_every_table_has_rows_and_every_figure_exists(flow):
     for table in ("table3", "table4", "table5"):
         assert len(read(flow, f"tables/{table}.csv")) > 0, table
-    for figure in ("fig2", "fig3", "fig4", "fig5", "figS7"):
+    for figure in ("fig2", "fig3", "fig4", "fig5", "figS7", "value_questions"):
         for ext in ("png", "pdf"):
             assert (flow.root / CRG_DIR / "figures" / f"{figure}.{ext}").stat().st_size > 10_000, (figure, ext)
 
@@ -54,6 +56,10 @@ def test_each_analysis_has_what_it_needs(flow):
     table3 = read(flow, "tables/table3.csv")
     assert list(table3["model"]) == ["gemma3-270m", "gemma3-270m-greedy"] and table3["total_at_p0"].notna().all()
     assert read(flow, "tables/table4.csv")["p_value"].notna().sum() == 1
+    # value questions at p = 0 and 0.9, both questions, 12 answers each (6 seats x 2 rounds)
+    knowledge = read(flow, "tables/knowledge.csv")
+    assert set(zip(knowledge["p"], knowledge["question"])) == {
+        (p, q) for p in (0.0, 0.9) for q in ("higher_payoff", "target")} and set(knowledge["asked"]) == {12}
     assert set(read(flow, "tables/table5.csv")["partner"]) == {"always_0", "always_4"}
     assert len(read(flow, "mixed/pairs.csv")) == 4 and len(read(flow, "mixed/contributions.csv")) == 10
     stationary = read(flow, "selection/stationary.csv")

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workflow_scripts.crg.analysis.controls import table4, table4_wide
+from workflow_scripts.crg.analysis.controls import comparison_plan, table4, table4_wide
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, expected_payoff
 from workflow_scripts.crg.analysis.mixed import contributions, pair_matrix, replacement
 from workflow_scripts.crg.analysis.partners import table5, table5_wide
@@ -100,28 +100,73 @@ def control_games(model, condition, p, totals):
 
 
 def test_table4_marks_and_bonferroni():
-    """Base: five games of 20 at p = 0.1 and at 0.9. 'neutral' gives 24 in five games at each risk:
-    per risk 5 vs 5 (exact: P = 2 / C(10, 5) = 0.0079); pooled 10 vs 10 (C(20, 10) = 184,756 splits >
-    9,999 resamples: Monte Carlo, and scipy counts the observed split, so with no drawn split as
-    extreme P = 2 (0 + 1) / (9999 + 1) = 0.0002 with this seed; the exact P is 1.1e-5); shift 4.
-    'goal' at p = 0.1: 22 x 5, shift exactly 2 ('at least 2 units'), P = 0.0079: marked. 'hint' at
-    p = 0.9: 21 x 5, shift 1: not marked. Comparisons m = 3 + 1 + 1 = 5; Bonferroni at 0.05 / 5 = 0.01
-    keeps every mark; at family_alpha 0.02 (0.004) only the pooled one."""
+    """Base: five games of 20 at p = 0.1 and at 0.9. Controls: 'neutral' (24 x 5 at 0.1 and 0.9),
+    'goal' (22 x 5 at 0.1 only), 'hint' (21 x 5 at 0.9 only). The risks every control shares with
+    Base: none ('goal' and 'hint' share no risk), so no pooled row; single risks: neutral 0.1, 0.9,
+    goal 0.1, hint 0.9. Each is 5 vs 5 (exact: P = 2 / C(10, 5) = 0.0079); shifts 4, 4, 2 (exactly
+    'at least 2 units': marked), 1 (not). m = 4; Bonferroni at 0.05 / 4 = 0.0125 keeps every mark,
+    at family_alpha 0.02 (0.005) none."""
     games = (control_games("m", "base", 0.1, [20] * 5) + control_games("m", "base", 0.9, [20] * 5)
              + control_games("m", "neutral", 0.1, [24] * 5) + control_games("m", "neutral", 0.9, [24] * 5)
              + control_games("m", "goal", 0.1, [22] * 5) + control_games("m", "hint", 0.9, [21] * 5))
     seats = frame(*games)
     table, m = table4(seats, ["m"], GRID, CONTROLS, 9999, 0, 2.0, 0.01, 0.05)
-    assert m == 5
+    assert m == 4
     assert list(zip(table["condition"], table["scope"])) == [
-        ("neutral", "pooled"), ("neutral", "p=0.1"), ("neutral", "p=0.9"), ("goal", "pooled"), ("hint", "pooled")]
-    assert table["p_value"].tolist() == pytest.approx([2 / 10000] + [2 / math.comb(10, 5)] * 4)
-    assert table["shift"].tolist() == [4, 4, 4, 2, 1]
-    assert table["marked"].tolist() == [True, True, True, True, False]
-    assert table["bonferroni"].tolist() == [True, True, True, True, False]
+        ("neutral", "p=0.1"), ("neutral", "p=0.9"), ("goal", "p=0.1"), ("hint", "p=0.9")]
+    assert table["p_value"].tolist() == pytest.approx([2 / math.comb(10, 5)] * 4)
+    assert table["shift"].tolist() == [4, 4, 2, 1]
+    assert table["marked"].tolist() == [True, True, True, False]
+    assert table["bonferroni"].tolist() == [True, True, True, False]
     strict, _ = table4(seats, ["m"], GRID, CONTROLS, 9999, 0, 2.0, 0.01, 0.02)
-    assert strict["bonferroni"].tolist() == [True, False, False, False, False]
+    assert strict["bonferroni"].tolist() == [False] * 4
+
+
+def test_table4_pools_only_the_risks_every_control_shares():
+    """Base at 0, 0.1, 0.5, 0.9 (five 20s each). 'neutral' at 0, 0.1, 0.9 gives 24; 'hint' at 0.1,
+    0.5, 0.9 gives 20. Shared by both: {0.1, 0.9}: pooled rows neutral (10 vs 10 games: shift 4,
+    Monte Carlo P = 2 (0 + 1) / 10000 since no drawn split is as extreme) and hint (shift 0, P = 1);
+    bottom block: neutral at 0 and hint at 0.5 (5 vs 5; P = 2 / 252 and 1). The pooled rows never
+    mix in p = 0 or 0.5, and 0.1 / 0.9 are not tested again alone: m = 4."""
+    games = [g for p in (0.0, 0.1, 0.5, 0.9) for g in control_games("m", "base", p, [20] * 5)]
+    games += [g for p in (0.0, 0.1, 0.9) for g in control_games("m", "neutral", p, [24] * 5)]
+    games += [g for p in (0.1, 0.5, 0.9) for g in control_games("m", "hint", p, [20] * 5)]
+    table, m = table4(frame(*games), ["m"], GRID, CONTROLS, 9999, 0, 2.0, 0.01, 0.05)
+    assert m == 4
+    assert list(zip(table["condition"], table["scope"], table["risks"], table["games"], table["base_games"])) == [
+        ("neutral", "pooled", "0.1, 0.9", 10, 10), ("hint", "pooled", "0.1, 0.9", 10, 10),
+        ("neutral", "p=0", "0", 5, 5), ("hint", "p=0.5", "0.5", 5, 5)]
+    assert table["shift"].tolist() == [4, 0, 4, 0]
+    assert table["p_value"].tolist() == pytest.approx([2 / 10000, 1, 2 / math.comb(10, 5), 1])
     assert table4_wide(table).loc["neutral", "m"] == "24.0 (+4.0)**††"
+
+
+def test_table4_plan_of_the_paper_overlay():
+    """config/paper_crg.yaml, counted by hand from seed 000 Table 2: every control shares p = 0.1
+    and 0.9 with the 11-risk grid, so six pooled rows; outside them Rerun and No hint have 0.5,
+    Wording and Goal have 0: four single rows. 10 per model, 50 for the five (the caption's 35 has
+    no reading in Table 2's risks; comparison_plan's docstring)."""
+    from workflow_scripts.crg.design.groups import analysis_conditions
+    from workflow_scripts.crg.design.jobs import planned_jobs
+    from workflow_scripts.tools.plan import merged_config
+    from .helpers import REPO
+    from .test_paper_overlay import SEED_000
+    config = merged_config([REPO / "config" / "config.yaml", REPO / "config" / "paper_crg.yaml"])
+    for model in SEED_000:
+        config["models"][model]["enabled"] = True
+    jobs = planned_jobs(config, SEED_000)
+    controls = analysis_conditions(jobs)["controls"]["controls"]
+    total = 0
+    for model in SEED_000:
+        base = [p for j in jobs if j.design == "selfplay" and j.models == (model,) for p in j.condition.p]
+        risks = {j.condition.name: j.condition.p for j in jobs if j.design == "controls" and j.models == (model,)}
+        plan = comparison_plan(base, {name: risks[name] for name in controls})
+        assert [(c, s) for c, s, _ in plan if s == "pooled"] == [(c, "pooled") for c in controls]
+        assert {(c, s) for c, s, _ in plan if s != "pooled"} == {
+            ("questions", "p=0.5"), ("no_hint", "p=0.5"), ("neutral", "p=0"), ("neutral_goal", "p=0")}
+        assert {r for _, s, r in plan if s == "pooled"} == {(0.1, 0.9)}
+        total += len(plan)
+    assert total == 50
 
 
 def test_table4_leaves_out_risks_base_does_not_have():
@@ -166,12 +211,33 @@ def test_pair_matrix_replacement_and_bootstrap():
              for r in pair_matrix(mixed, own, ["a", "b"]).itertuples()}
     assert cells == {("a", "a"): ("target_rate", 1.0, 1), ("a", "b"): ("payoff_difference", -22.0, 2),
                      ("b", "a"): ("target_rate", 0.5, 2), ("b", "b"): ("target_rate", 0.0, 1)}
-    replaced = replacement(mixed, own, ["a", "b"]).set_index("model")
+    replaced = replacement(mixed, own, ["a", "b"], 0.95, 999, 0).set_index("model")
     assert replaced.loc["a", ["replaced_by", "selfplay_rate", "replaced_rate"]].tolist() == ["b", 1.0, 1.0]
     assert replaced.loc["b", ["selfplay_rate", "replaced_rate"]].tolist() == [0.0, 0.0]
+    # one game a side, constant: the bootstrap interval is the point itself, on both ends of the arrow
+    assert replaced.loc["a", ["selfplay_low", "selfplay_high", "replaced_low", "replaced_high"]].tolist() == [1, 1, 1, 1]
     bands = contributions(mixed, ["a", "b"], 0.95, 999, 0).set_index(["model", "other_seats"])
     assert bands.loc[("a", 1), ["mean_total", "ci_low", "ci_high", "games"]].tolist() == [40, 40, 40, 1]
     assert bands.loc[("b", 5), "mean_total"] == 0 and np.isfinite(bands[["ci_low", "ci_high"]].to_numpy()).all()
+
+
+def test_replacement_intervals_on_both_ends_of_the_arrow():
+    """Self-play of a: 6 games at p = 0.9, 3 reach 120 (six 40s), 3 miss (six 0s): rate 1/2. One b
+    seat (five a seats at 40, b at 0: pool 200, reached) in 2 games and (a at 0, b at 0) in 2:
+    rate 1/2. Each end gets the BCa game bootstrap of its 0/1 outcomes, which scipy computes here
+    from the outcomes alone (same seed derivation); each interval has 1/2 strictly inside."""
+    from scipy.stats import bootstrap
+    from workflow_scripts.crg.design.seeds import derive_seed
+    own = frame(*[self_play(f"s{i}", 40 if i < 3 else 0, "a", 0.9) for i in range(6)])
+    mixed = frame(mixed_game("r1", 5, 40, 0), mixed_game("r2", 5, 40, 0), mixed_game("r3", 5, 0, 0),
+                  mixed_game("r4", 5, 0, 0))
+    row = replacement(mixed, own, ["a"], 0.95, 999, 7).iloc[0]
+    for side, outcomes in (("selfplay", [1, 1, 1, 0, 0, 0]), ("replaced", [1, 1, 0, 0])):
+        scipy_ci = bootstrap((np.array(outcomes, float),), np.mean, confidence_level=0.95, n_resamples=999,
+                             method="BCa", rng=np.random.default_rng(derive_seed(7, "a", "b", side))).confidence_interval
+        assert row[f"{side}_rate"] == 0.5 and row[f"{side}_games"] == len(outcomes)
+        assert (row[f"{side}_low"], row[f"{side}_high"]) == pytest.approx((scipy_ci.low, scipy_ci.high))
+        assert 0 <= row[f"{side}_low"] < 0.5 < row[f"{side}_high"] <= 1
 
 
 def test_payoff_table_and_weighted_target_rate():

@@ -1,18 +1,22 @@
 """Table 4: mean seat total under prompt and decoding controls against Base (seed 000, Table 4).
 
 Base is the self-play grid (design 1, base prompt). Each control condition of design 2 is
-compared with Base on the risks both have for that model: pooled over those risks, and, when
-there are two or more, at each single risk. The unit is the game (its mean seat total); the
+compared with Base as :func:`comparison_plan` states: pooled over the risks every control shares
+with Base (top block), and at each single risk outside that set (bottom block). The risks are
+those of the planned games (incomplete ones included), so a failed game never changes the plan.
+The unit is the game (its mean seat total); the
 test is a two-sided permutation test (:func:`workflow_scripts.stats.mean_shift_test`).
 
 A shift is *marked* when it is at least ``shift_units`` units with P < ``alpha`` (seed 000: 2
 units, P < 0.01) and *Bonferroni* when, in addition, P < ``family_alpha`` / m, m being the number
-of comparisons made (rows with a P value; seed 000: 35 comparisons, 0.05 / 35 = 0.0014).
+of comparisons made (rows with a P value; seed 000 counts 35, this rule makes 50 on its grid: see
+:func:`comparison_plan`).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import pandas as pd
 
@@ -26,28 +30,56 @@ TABLE4_COLUMNS = ["model", "condition", "scope", "risks", "base_games", "games",
                   "p_value", "marked", "bonferroni"]
 
 
-def comparison_rows(base: pd.DataFrame, control: pd.DataFrame, model: str, condition: str, resamples: int,
-                    seed: int) -> list[dict]:
-    """Rows of one model x condition: pooled over the shared risks, then each single risk if >= 2.
+def comparison_plan(base_risks: Sequence[float], control_risks: dict[str, Sequence[float]]) -> list[tuple[str, str, tuple[float, ...]]]:
+    """The comparisons of one model's Table 4, as (condition, scope, risks), top block first.
+
+    Rule (seed 000, Table 4 caption and Table 2): let S be the risks that *every* control shares
+    with Base (the paper: controls at {0.1, 0.5, 0.9}, {0, 0.1, 0.9} and {0.1, 0.9}, so
+    S = {0.1, 0.9}). Top block: each control that has all of S, pooled over S ("pooled over
+    p=0.1 and 0.9 (20 games each)"). Bottom block: each control at each of its own risks outside
+    S that Base also has ("single risk levels (10 games each)": Rerun and No hint at 0.5, Wording
+    and Goal at 0). No game enters two comparisons of one control, so a shift is never tested
+    twice on the same data. A risk Base lacks is never compared.
+
+    The paper overlay (``config/paper_crg.yaml``) gives 6 pooled + 4 single = 10 comparisons per
+    model, 50 for its five models. The caption counts 35 (7 per model); no reading of the seed
+    that uses its Table 2 risks gives 7 per control set of six (pooling all six: 6; adding the
+    four out-of-pool risks: 10; the 4 top-block rows of the seed's table plus Wording and Goal at
+    their three risks: 10; every risk single: 22), so the m printed with the table is this rule's.
+
+    Args:
+        base_risks: risks of the model's Base (self-play grid) games.
+        control_risks: {condition: its risks}, in row order.
+
+    Returns:
+        Comparisons; empty when no control shares a risk with Base.
+    """
+    base = set(base_risks)
+    owned = {name: sorted(set(risks) & base) for name, risks in control_risks.items()}
+    owned = {name: risks for name, risks in owned.items() if risks}
+    shared = sorted(set.intersection(*map(set, owned.values()))) if owned else []
+    top = [(name, POOLED, tuple(shared)) for name in owned if shared]
+    bottom = [(name, f"p={number(p)}", (p,)) for name, risks in owned.items() for p in risks if p not in shared]
+    return top + bottom
+
+
+def comparison_row(base: pd.DataFrame, control: pd.DataFrame, model: str, condition: str, scope: str,
+                   risks: Sequence[float], resamples: int, seed: int) -> dict:
+    """One comparison: the control's games at ``risks`` against Base's games at the same risks.
 
     Args:
         base, control: one row per game with columns p and total (the game's mean seat total).
         resamples, seed: for the permutation test (the seed is derived per row).
 
     Returns:
-        Dicts with the first ten :data:`TABLE4_COLUMNS`; none when no risk is shared.
+        Dict with the first ten :data:`TABLE4_COLUMNS` (p_value NaN with fewer than two games a side).
     """
-    shared = sorted(set(base["p"]) & set(control["p"]))
-    scopes = [(POOLED, shared)] + ([(f"p={number(p)}", [p]) for p in shared] if len(shared) > 1 else [])
-    rows = []
-    for scope, risks in scopes if shared else []:
-        x = control.loc[control["p"].isin(risks), "total"].to_numpy(float)
-        y = base.loc[base["p"].isin(risks), "total"].to_numpy(float)
-        shift, p_value = mean_shift_test(x, y, resamples, derive_seed(seed, model, condition, scope))
-        rows.append({"model": model, "condition": condition, "scope": scope,
-                     "risks": ", ".join(number(p) for p in risks), "base_games": len(y), "games": len(x),
-                     "base_mean": y.mean(), "mean": x.mean(), "shift": shift, "p_value": p_value})
-    return rows
+    x = control.loc[control["p"].isin(risks), "total"].to_numpy(float)
+    y = base.loc[base["p"].isin(risks), "total"].to_numpy(float)
+    shift, p_value = mean_shift_test(x, y, resamples, derive_seed(seed, model, condition, scope))
+    return {"model": model, "condition": condition, "scope": scope, "risks": ", ".join(number(p) for p in risks),
+            "base_games": len(y), "games": len(x), "base_mean": y.mean() if len(y) else math.nan,
+            "mean": x.mean() if len(x) else math.nan, "shift": shift, "p_value": p_value}
 
 
 def table4(seats: pd.DataFrame, models: list[str], grid: dict[str, list[str]], controls: dict[str, list[str]],
@@ -65,17 +97,21 @@ def table4(seats: pd.DataFrame, models: list[str], grid: dict[str, list[str]], c
     Returns:
         (table with :data:`TABLE4_COLUMNS`, m = rows with a P value).
     """
-    done = complete_seats(seats)
-    per_game = game_means(done, "total", ["design", "condition", "model", "p"])
+    per_game = game_means(complete_seats(seats), "total", ["design", "condition", "model", "p"])
     rows = []
     for model in models:
-        mine = per_game[per_game["model"] == model]
-        base = pick(mine, grid)
+        planned, mine = seats[seats["model"] == model], per_game[per_game["model"] == model]
+        base, chosen = pick(mine, grid), {}
         for design, names in controls.items():
             for name in names:
-                control = mine[(mine["design"] == design) & (mine["condition"] == name)]
-                if not base.empty and not control.empty:
-                    rows += comparison_rows(base, control, model, name, resamples, seed)
+                played = planned[(planned["design"] == design) & (planned["condition"] == name)]
+                if not played.empty:
+                    chosen[name] = (design, sorted(set(played["p"])))
+        plan = comparison_plan(sorted(set(pick(planned, grid)["p"])), {n: r for n, (_, r) in chosen.items()})
+        for name, scope, risks in plan:
+            design = chosen[name][0]
+            control = mine[(mine["design"] == design) & (mine["condition"] == name)]
+            rows.append(comparison_row(base, control, model, name, scope, risks, resamples, seed))
     table = pd.DataFrame(rows, columns=TABLE4_COLUMNS[:-2])
     comparisons = int(table["p_value"].notna().sum())
     table["marked"] = (table["shift"].abs() >= shift_units) & (table["p_value"] < alpha)

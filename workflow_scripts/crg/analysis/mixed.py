@@ -19,7 +19,8 @@ from workflow_scripts.stats import bootstrap_mean_interval
 PAIR_COLUMNS = ["row_model", "column_model", "kind", "value", "games"]
 PAIR_KEYS = ["row_model", "column_model", "kind"]
 """The columns that name a cell of the pair matrix (its value gets a game-bootstrap interval)."""
-REPLACEMENT_COLUMNS = ["model", "replaced_by", "selfplay_rate", "selfplay_games", "replaced_rate", "replaced_games"]
+REPLACEMENT_COLUMNS = ["model", "replaced_by", "selfplay_rate", "selfplay_low", "selfplay_high", "selfplay_games",
+                       "replaced_rate", "replaced_low", "replaced_high", "replaced_games"]
 CONTRIBUTION_COLUMNS = ["model", "other", "other_seats", "mean_total", "ci_low", "ci_high", "games"]
 
 
@@ -76,11 +77,18 @@ def pair_matrix(mixed: pd.DataFrame, selfplay: pd.DataFrame, models: list[str]) 
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
-def replacement(mixed: pd.DataFrame, selfplay: pd.DataFrame, models: list[str], seats: int = 6) -> pd.DataFrame:
+def replacement(mixed: pd.DataFrame, selfplay: pd.DataFrame, models: list[str], confidence: float,
+                resamples: int, seed: int, seats: int = 6) -> pd.DataFrame:
     """Fig. 4a: target rate in self-play against the same model with one seat replaced by another.
 
     For model A and each other model B: A's self-play target rate at the risks of the games with
-    ``seats - 1`` A seats and one B seat, and the target rate of those games.
+    ``seats - 1`` A seats and one B seat, and the target rate of those games, each with its game
+    bootstrap interval at ``confidence`` (seed 000 Fig. 4 caption: "Bars and bands: 95%
+    game-bootstrap intervals, not stratified by risk"; :func:`workflow_scripts.stats.bootstrap_mean_interval`
+    over the games' 0/1 target outcomes, seeded per (A, B, side)).
+
+    Returns:
+        Columns :data:`REPLACEMENT_COLUMNS` (rates and interval bounds are shares in [0, 1]).
     """
     games = per_game_model(mixed)
     own = self_play_games(selfplay)
@@ -89,10 +97,13 @@ def replacement(mixed: pd.DataFrame, selfplay: pd.DataFrame, models: list[str], 
         replaced = games[(games["model"] == model) & (games["seats"] == seats - 1)]
         for other, part in replaced.groupby("other", sort=False):
             chosen = own[(own["model"] == model) & own["p"].isin(part["p"].unique())]
-            rows.append({"model": model, "replaced_by": other,
-                         "selfplay_rate": chosen["target_reached"].astype(float).mean(),
-                         "selfplay_games": len(chosen), "replaced_rate": part["target_reached"].astype(float).mean(),
-                         "replaced_games": len(part)})
+            row = {"model": model, "replaced_by": other}
+            for side, outcomes in (("selfplay", chosen), ("replaced", part)):
+                values = outcomes["target_reached"].to_numpy(float)
+                low, high = bootstrap_mean_interval(values, confidence, resamples, derive_seed(seed, model, other, side))
+                row |= {f"{side}_rate": values.mean() if len(values) else float("nan"), f"{side}_low": low,
+                        f"{side}_high": high, f"{side}_games": len(values)}
+            rows.append(row)
     return pd.DataFrame(rows, columns=REPLACEMENT_COLUMNS)
 
 

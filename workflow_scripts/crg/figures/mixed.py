@@ -59,7 +59,7 @@ def pair_figure(pairs: pd.DataFrame, models: list[str]) -> plt.Figure:
 
 def mixed_figure(replaced: pd.DataFrame, contributions: pd.DataFrame, models: list[str]) -> plt.Figure:
     """Fig. 4: (a) target rate in self-play (filled) and with one seat replaced by another model
-    (open), an arrow from the first to the second; (b) mean units per seat of a model against the
+    (open), each with its 95% game-bootstrap bar, an arrow from the first to the second; (b) mean units per seat of a model against the
     number of seats of the other model, with 95% game-bootstrap bands; dotted: fair share.
 
     Args:
@@ -71,8 +71,10 @@ def mixed_figure(replaced: pd.DataFrame, contributions: pd.DataFrame, models: li
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 2.5 + 0.45 * max(len(replaced), 4)))
     for y, row in enumerate(replaced.itertuples()):
         color = colors[row.model]
-        left.plot(row.selfplay_rate, y, "o", color=color, markersize=8)
-        left.plot(row.replaced_rate, y, "o", markerfacecolor="white", markeredgecolor=color, markersize=8)
+        for side, face in (("selfplay", color), ("replaced", "white")):
+            rate, low, high = (getattr(row, f"{side}_{key}") for key in ("rate", "low", "high"))
+            left.errorbar(rate, y, xerr=[[rate - low], [high - rate]], fmt="o", color=color, markerfacecolor=face,
+                          markeredgecolor=color, markersize=8, capsize=3, alpha=0.9)
         if row.replaced_rate != row.selfplay_rate:
             left.annotate("", xy=(row.replaced_rate, y), xytext=(row.selfplay_rate, y),
                           arrowprops={"arrowstyle": "->", "color": color})
@@ -84,7 +86,7 @@ def mixed_figure(replaced: pd.DataFrame, contributions: pd.DataFrame, models: li
     left.set_xlim(-0.05, 1.05)
     left.set_ylim(-0.7, max(len(replaced), 1) - 0.3)
     left.set_xlabel("share of games reaching 120")
-    left.set_title("(a) self-play (filled) vs one seat replaced (open)", fontsize=10)
+    left.set_title("(a) self-play (filled) vs one seat replaced (open)\nbars: 95% game bootstrap", fontsize=10)
     for (model, other), line in contributions.groupby(["model", "other"], sort=False):
         line = line.sort_values("other_seats")
         right.plot(line["other_seats"], line["mean_total"], "o-", color=colors[model], label=f"{model} beside {other}")

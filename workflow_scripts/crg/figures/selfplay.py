@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.transforms import blended_transform_factory
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.gametheory.collective_risk_optimum import LOSS_LABELS, LOSS_PARTS
@@ -26,13 +27,13 @@ def selfplay_figure(grid: pd.DataFrame, actions: pd.DataFrame, losses: pd.DataFr
     """
     rows = list(pd.unique(grid["row"]))
     models = [r for r in rows if r != "optimum"]
-    fig = plt.figure(figsize=(15, 1.2 + 0.9 * max(len(rows), 3)))
+    fig = plt.figure(figsize=(15, 1.8 + 0.9 * max(len(rows), 3)))
     outer = fig.add_gridspec(1, 3, width_ratios=[1.2, 1.3, 1.0], wspace=0.35)
     _grid_panel(fig.add_subplot(outer[0]), grid, rows)
     _action_panels(fig, outer[1], actions, models)
     _loss_panel(fig.add_subplot(outer[2]), losses)
     fig.suptitle("Self-play over the risk grid (base prompt): contributions, actions and payoff lost")
-    fig.subplots_adjust(left=0.1, right=0.98, top=0.86, bottom=0.2)
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.88, bottom=0.26)
     return fig
 
 
@@ -69,9 +70,9 @@ def _action_panels(fig, spec, actions: pd.DataFrame, models: list[str]) -> None:
         ax.set_xticks(range(1, SEED_000_RULES.n_rounds + 1) if index == len(models) - 1 else [])
         if index == 0:
             ax.set_title("(b) share of seats giving 0 / 2 / 4 per round (p > 0)", fontsize=10)
-            ax.legend(fontsize=7, ncol=3, loc="lower center", bbox_to_anchor=(0.5, 1.25), frameon=False)
         if index == len(models) - 1:
             ax.set_xlabel("round")
+            _legend_at_bottom(fig, ax, ncol=3)
 
 
 def _loss_panel(ax, losses: pd.DataFrame) -> None:
@@ -88,4 +89,11 @@ def _loss_panel(ax, losses: pd.DataFrame) -> None:
     ax.set_xlim(0, max(1.0, float(left.max()) if len(left) else 1.0))
     ax.set_xlabel("share of opt(p), summed over seats")
     ax.set_title("(c) payoff kept and loss split", fontsize=10)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
+    _legend_at_bottom(ax.figure, ax, ncol=2)
+
+
+def _legend_at_bottom(fig, ax, ncol: int) -> None:
+    """The panel's legend centred under it at the bottom edge of the figure (below the axis label,
+    clear of the suptitle and of the other panels' legends)."""
+    ax.legend(fontsize=7, ncol=ncol, loc="lower center", frameon=False, bbox_to_anchor=(0.5, 0.0),
+              bbox_transform=blended_transform_factory(ax.transAxes, fig.transFigure))

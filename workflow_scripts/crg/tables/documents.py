@@ -11,6 +11,7 @@ TITLES = {
     "table4": "Table 4: mean seat total under prompt and decoding controls",
     "table5": "Table 5: units before and after settlement beside scripted partners",
     "selection": "Selection over models (Fig. 5, Fig. S7)",
+    "value_questions": "Value questions: what the models know against what they do",
 }
 """The title of each Markdown document (its caption: :data:`CAPTIONS`)."""
 
@@ -26,7 +27,9 @@ CAPTIONS = {
     ),
     "table4": (
         "Mean seat total under prompt and decoding controls (design 2) against Base (the self-play grid), "
-        "on the risks both have, pooled and (with two or more) per single risk (seed 000 Table 4). Unit: "
+        "(seed 000 Table 4). Top block: each control pooled over the risks every control shares with Base; "
+        "bottom block: each control at each of its other risks that Base has (rule: "
+        "workflow_scripts/crg/analysis/controls.py, comparison_plan). Unit: "
         "the game (its mean seat total); two-sided permutation test (scipy.stats.permutation_test). "
         "marked (**): |shift| >= {shift_units:g} units with P < {alpha:g}; Bonferroni (††): also P < "
         "{family_alpha:g} / {comparisons} = {threshold:.3g}, over the {comparisons} comparisons made "
@@ -46,6 +49,18 @@ CAPTIONS = {
     "selection_top": (
         " p_top: the probability over the draws that the model holds the largest stationary mass at that "
         "population size and risk (ties shared)."
+    ),
+    "value_questions": (
+        "In-game value questions (design 2 'with questions'; seed 000 abstract: models 'correctly identified "
+        "which action offered the higher expected payoff ... yet their contributions changed little'). First "
+        "table: per model, condition, risk p and question, the share of correct answers out of those asked "
+        "with its {confidence:g}% Wilson interval; answers that could not be read are counted by status "
+        "(invalid, empty, truncated, refused, failed), never read as an option; beside it the model's mean "
+        "seat total in the same games and the total the correct answer implies (0 below p* = 1/2, the fair "
+        "share 20 above, either at p*). Second table: mean units per round after the question round by seats "
+        "that answered correctly and wrongly; difference: mean over games with both kinds of seat of "
+        "(correct - wrong), the game as the unit, two-sided sign-flip permutation test "
+        "(scipy.stats.permutation_test); unreadable answers' seats counted and left out."
     ),
     "selection": (
         "Rare-mutation Fermi selection (beta = {beta:g}) over the models of the mixed tables, from base-prompt "

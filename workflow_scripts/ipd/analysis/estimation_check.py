@@ -15,7 +15,7 @@ import pandas as pd
 
 from workflow_scripts.ipd.analysis.estimates import GROUP, SAMPLED, probability_estimates
 from workflow_scripts.ipd.figures.cooperation import wilson_errors
-from workflow_scripts.plotting import legend_below, panel_grid, plt
+from workflow_scripts.plotting import legend_below, panel_columns, panel_grid, plt
 from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES
 from workflow_scripts.llm.spec import LOGPROBS
 
@@ -85,7 +85,7 @@ def check_figure(check: pd.DataFrame, title: str) -> plt.Figure:
     conditions = list(pd.unique(check["condition"]))
     models = list(pd.unique(check["model"]))
     scenarios = list(pd.unique(check["scenario"]))
-    fig, axes = panel_grid(len(conditions), 5)
+    fig, axes = panel_grid(len(conditions), panel_columns(len(conditions)), width=3.6)
     colors = plt.get_cmap("tab10")
     width = 0.6 / max(len(models), 1)
     for ax, condition in zip(axes, conditions):

@@ -82,8 +82,9 @@ def totals_figure(standings: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
         ax.set_xlabel("tournament type", fontsize=8)
     if disciplines:
         legend_below(fig, *axes[0].get_legend_handles_labels(), title="strategy")
-    fig.suptitle("Round-robin tournaments: payoff sums per discipline (exact expected payoffs)")
-    fig.tight_layout(rect=(0, 0.08, 1, 0.95))
+    fig.suptitle("Round-robin tournaments: payoff sums per discipline (exact expected payoffs)", fontsize=11)
+    height = fig.get_figheight()
+    fig.tight_layout(rect=(0, 0.75 / height, 1, 1 - 0.4 / height))  # 0.75 in below for the legend
     return fig
 
 
@@ -115,8 +116,9 @@ def propensities_figure(propensities: pd.DataFrame) -> plt.Figure:
         ax.set_title(f"{model} ({len(part)} disciplines)", fontsize=9)
         ax.set_xlabel("scenario (previous outcome, own move first)", fontsize=8)
         ax.set_ylabel(PROBABILITY_LABEL if ax.get_subplotspec().is_first_col() else "", fontsize=8)
-    fig.suptitle("Cooperation propensities across the disciplines (no framing; dots: disciplines, bar: mean)")
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.suptitle("Cooperation propensities across the disciplines\n(no framing; dots: disciplines, bar: mean)",
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.55 / fig.get_figheight()))
     return fig
 
 

@@ -19,6 +19,6 @@ with rule_log(snakemake.log[0]) as log:
         comparisons=comparisons, threshold=params.family_alpha / comparisons if comparisons else float("nan"))
     write_markdown(snakemake.output.table, markdown(
         TITLES["table4"], caption,
-        [("pooled over shared risks: mean (shift from Base)", table4_wide(table).reset_index()), ("every comparison", table)],
+        [("top block, pooled over the risks every control shares: mean (shift from Base)", table4_wide(table).reset_index()), ("every comparison", table)],
     ).replace("## pooled", f"Comparisons made (Bonferroni count): **{comparisons}**\n\n## pooled", 1))
     log.info("Table 4: %d rows, %d comparisons (Bonferroni count)", len(table), comparisons)

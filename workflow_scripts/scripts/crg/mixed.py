@@ -19,7 +19,8 @@ with rule_log(snakemake.log[0]) as log:
     resampled = bootstrap(seats, matrix, int(params.draws), derive_seed(params.seed, "pair_matrix"))
     with_intervals(matrix(seats), resampled, PAIR_KEYS, ["value"], params.confidence).to_csv(
         snakemake.output.pairs, index=False)
-    replacement(mixed, selfplay, models).to_csv(snakemake.output.replacement, index=False)
+    replacement(mixed, selfplay, models, params.confidence, params.resamples, params.seed).to_csv(
+        snakemake.output.replacement, index=False)
     contributions(mixed, models, params.confidence, params.resamples, params.seed).to_csv(
         snakemake.output.contributions, index=False)
     log.info("mixed tables: %d games", mixed["game_id"].nunique())

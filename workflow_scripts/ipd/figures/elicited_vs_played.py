@@ -1,0 +1,57 @@
+"""Elicited against played memory-1 strategies (seed 001, SI §4.6 against §4.1): one panel per
+model and treatment, P(L) per state in play (filled, 95% Wilson bars) beside the elicited entry
+(open, its Wilson bars), states never reached in play marked as such, the test in the title."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from workflow_scripts.ipd.analysis.elicited_vs_played import KEYS, STATES
+from workflow_scripts.plotting import panel_grid, plt
+
+PLAYED, ELICITED = "#1f77b4", "#d62728"
+
+
+def _bars(ax, x, p, low, high, **style):
+    shown = ~pd.isna(p)
+    ax.errorbar([v for v, s in zip(x, shown) if s], p[shown],
+                yerr=[(p - low)[shown], (high - p)[shown]], fmt="o", capsize=3, markersize=6, **style)
+
+
+def elicited_vs_played_figure(summary: pd.DataFrame, states: pd.DataFrame, experiment: str) -> plt.Figure:
+    """The figure (module docstring).
+
+    Args:
+        summary, states: :func:`workflow_scripts.ipd.analysis.elicited_vs_played.elicited_vs_played`.
+        experiment: the play experiment's name (title).
+
+    Returns:
+        The figure; one panel saying so when no model played.
+    """
+    if summary.empty:
+        fig, ax = plt.subplots(figsize=(7.5, 2.5))
+        ax.axis("off")
+        ax.text(0.5, 0.5, f"{experiment}: no play to compare with an elicited strategy", ha="center", va="center")
+        return fig
+    fig, axes = panel_grid(len(summary), columns=2, width=4.6, height=3.0)
+    x = range(len(STATES))
+    for ax, row in zip(axes, summary.itertuples()):
+        mine = states[(states[KEYS] == pd.Series([row.model, row.condition, row.treatment], index=KEYS)).all(axis=1)]
+        mine = mine.set_index("state").reindex(list(STATES))
+        _bars(ax, [v - 0.12 for v in x], mine["play_p"], mine["play_low"], mine["play_high"], color=PLAYED,
+              label="played (maximum likelihood)")
+        _bars(ax, [v + 0.12 for v in x], mine["elicited_p"], mine["elicited_low"], mine["elicited_high"],
+              color=ELICITED, markerfacecolor="white", label="elicited")
+        for i, state in enumerate(STATES):
+            if not mine.at[state, "observed"]:
+                ax.text(i, 0.5, "not\nobserved", ha="center", va="center", fontsize=6.5, color="gray")
+        ax.set_xticks(list(x), ["round 1" if s == "round1" else s for s in STATES], fontsize=8)
+        ax.set_ylim(-0.08, 1.08)
+        ax.set_ylabel("P(L)")
+        test = "no state both played and elicited" if not row.df else f"G = {row.G:.3g}, df = {row.df}, P = {row.p_value:.2g}"
+        ax.set_title(f"{row.model}, {row.treatment}\n{test}", fontsize=8.5)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, frameon=False)
+    fig.suptitle(f"{experiment}: does each model play as it says?", fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    return fig

@@ -1,0 +1,14 @@
+"""Rule crg_figure_value_questions: value questions against play, PNG + PDF."""
+
+import pandas as pd
+
+from workflow_scripts.crg.figures.value_questions import knowledge_figure
+from workflow_scripts.plotting import save
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+
+with rule_log(snakemake.log[0]):
+    figure = knowledge_figure(pd.read_csv(snakemake.input.knowledge), pd.read_csv(snakemake.input.play),
+                              list(snakemake.params.models))
+    save(figure, [snakemake.output.png, snakemake.output.pdf])
