@@ -244,7 +244,7 @@ class Handler(BaseHTTPRequestHandler):
         if options.get("unknown"):
             return self._error(404, "model_not_found", f"The model `{model}` does not exist", "unknown")
         if options.get("reject"):
-            return self._error(400, "unsupported_parameter", "Unsupported parameter: 'seed'", "reject")
+            return self._error(400, "unsupported_parameter", "Unsupported parameter: 'temperature'", "reject")
         if options.get("quota"):
             return self._error(429, "insufficient_quota", "You exceeded your current quota", "quota")
         if "policy" in options and digest % int(options["policy"]) == 0:

@@ -39,10 +39,10 @@ def requests(count: int) -> list[Request]:
             for i in range(count)]
 
 
-def settled(stub: StubServer) -> list[dict]:
-    """The stub's log once its last hang is over (it logs a hung call when its reply goes out, 0.6 s
-    after the call, which the client gave up at 0.3 s)."""
-    time.sleep(0.4)
+def settled(stub: StubServer, hang: float = 0.6) -> list[dict]:
+    """The stub's log once its last hang is over (it logs a hung call when its reply goes out, ``hang``
+    seconds after the call, which the client gave up at its time-out)."""
+    time.sleep(hang - 0.2)
     return stub.outcomes()
 
 
@@ -65,11 +65,12 @@ def test_the_default_retries_are_bounded_by_time_not_by_a_count():
 def test_a_storm_of_60_percent_transient_errors_completes_in_one_invocation(tmp_path):
     """24 requests at once; 60% of all calls fail (429 with Retry-After 0.05 s, 500, 503, and a
     hang longer than the 0.3 s time-out). Every request is answered, each fault served is one retry
-    counted, and each kind of fault was served."""
+    counted, and each kind of fault was served. The time-out (1.5 s) leaves a loaded machine's stub
+    time to answer, so every time-out is a hang (2 s) the stub served, never a slow answer."""
     with StubServer(tmp_path / "stub.jsonl", seed=11) as stub:
-        stub.faults = {"fail": 0.6, "hang": 0.6, "retry_after": 0.05}
-        completions = ask(LiteLLMModel(spec(stub.api_base), sleep=short_sleep), requests(24))
-        outcomes = settled(stub)
+        stub.faults = {"fail": 0.6, "hang": 2.0, "retry_after": 0.05}
+        completions = ask(LiteLLMModel(spec(stub.api_base, timeout=1.5), sleep=short_sleep), requests(24))
+        outcomes = settled(stub, hang=2.4)
     assert [c.failure for c in completions] == [None] * 24
     assert {c.text for c in completions} == {"L"}
     faults = [o for o in outcomes if o["outcome"] in TRANSIENT]
@@ -121,7 +122,9 @@ def test_num_retries_still_caps_the_count_where_it_is_set(tmp_path):
 
 @pytest.mark.parametrize("fault", ["reject", "auth", "unknown"])
 def test_a_permanent_error_stops_at_the_first_call_even_in_a_storm(tmp_path, fault):
-    """400 (unsupported parameter), 401 and 404 are not retried, whatever the budget."""
+    """400 (a parameter the request cannot do without: temperature), 401 and 404 are not retried,
+    whatever the budget (a rejected seed or log-probability field is asked again without it:
+    tests/llm/test_quirks.py)."""
     with StubServer(tmp_path / "stub.jsonl") as stub:
         stub.faults = {fault: True}
         with pytest.raises(PermanentQueryError, match=r"models\.storm"):
