@@ -74,6 +74,18 @@ def test_refused_log_probabilities_fall_back_to_sampling_recorded_and_replayable
     assert [[a.value for a in r.answers] for r in again] == [[a.value for a in r.answers] for r in found]
 
 
+def test_a_plain_sampled_answer_is_never_taken_for_a_refused_log_probability_request(tmp_path, stub):
+    """A refused log-probability request is stored under its sampled replicate's key; a plain sampled
+    answer under that key (asked by an elicitation job before the estimation check) records no
+    adaptation, so the log-probability request is asked (one call with logprobs), never answered
+    by the sample with a false "dropped by the provider" reason (found by a fresh-user trial)."""
+    sampled, _ = estimates(tmp_path, entry(stub, "probs:L=0.7,R=0.3", estimation="sample"))
+    assert sampled[0].method == "sample" and not stub.outcomes()[0]["logprobs"]
+    found, counts = estimates(tmp_path, entry(stub, "probs:L=0.7,R=0.3"))
+    assert found[0].method == "logprobs" and found[0].probabilities["L"] == pytest.approx(0.7, abs=1e-6)
+    assert counts["calls"] == 1 and stub.outcomes()[-1]["logprobs"] is True
+
+
 @pytest.mark.parametrize("wording", ["openai", "between"])
 def test_a_capped_top_list_is_asked_again_with_the_stated_cap_and_used_where_it_suffices(tmp_path, stub, wording):
     """top_logprobs 20 against a cap of 5 (stated as OpenAI or Azure word it): asked again with 5; under

@@ -265,16 +265,18 @@ def find(cache: ResponseCache, spec, request, key: str | None = None, quarantine
     """(the stored entry of ``request`` to ``spec``'s model, whether its own key's file is damaged):
     under its own key (``key``, computed if not given), else under one of the keys it has once a
     rejected parameter was removed or lowered (:meth:`ModelSpec.variant_keys`,
-    :mod:`workflow_scripts.llm.adaptation`).
+    :mod:`workflow_scripts.llm.adaptation`), if the entry there records an adaptation (the key of a
+    refused log-probability request is its sampled replicate's: a plain sample stored there is not
+    its answer).
 
     Args:
         quarantine: move damaged files aside (a look that must change nothing passes False).
     """
     entry, bad = cache.read(key or spec.cache_key(request), quarantine)
     for variant in spec.variant_keys(request) if entry is None else ():
-        entry = cache.read(variant, quarantine)[0]
-        if entry is not None:
-            break
+        stored = cache.read(variant, quarantine)[0]
+        if Adaptation.of_entry(stored):  # an answer stored as adapted; a plain answer under that key is
+            return stored, bad           # another request's (a sampled replicate's), never this one's
     return entry, bad
 
 
