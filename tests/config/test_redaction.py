@@ -151,3 +151,33 @@ def test_redact_uses_the_config_and_the_shapes():
     config = {"models": {"a": {"extra": {"headers": {"authorization": "Bearer short"}}}}}
     key = KEY_MAKERS["github-classic"]()
     assert redact(f"h: Bearer short, t: {key}, n: OPENAI_API_KEY", config) == f"h: {WITHHELD}, t: {WITHHELD}, n: OPENAI_API_KEY"
+
+
+@pytest.mark.parametrize("where", ["disabled model, extra.api_key", "enabled model, value under an ordinary name"])
+def test_a_key_in_any_model_parameter_is_refused_before_any_job(where):
+    """The config reaches Snakemake's params, logs and metadata whole, so a key in a disabled model's
+    ``extra`` or a key-shaped value under an ordinary parameter name (``extra.user``) would leak
+    (found by a fresh-user trial): both are refused, naming the field, never repeating the value."""
+    from workflow_scripts.workflow.checks import config_problems
+
+    key = "sk-proj-" + secrets.token_urlsafe(30)
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    if where.startswith("disabled"):
+        config["models"]["gpt-4o"]["extra"] = {"api_key": key}
+        field = "models.gpt-4o.extra.api_key"
+    else:
+        config["models"]["gemma3-270m"]["extra"] = {"user": key}
+        field = "models.gemma3-270m.extra.user"
+    from workflow_scripts.config.schema import validated
+
+    problems = config_problems(validated(config), ["gemma3-270m"], REPO)
+    assert any(p.startswith(f"{field}: looks like a credential") for p in problems), problems
+    assert all(key not in p for p in problems)
+
+
+def test_ordinary_parameter_values_are_not_taken_for_keys():
+    from workflow_scripts.config.checks import parameter_key_problems
+
+    config = {"models": {"m": {"decoding": {"temperature": 0.7, "stop": ["\n\n"]},
+                               "extra": {"user": "alice", "metadata": {"run": "pilot-2026-12-01"}}}}}
+    assert parameter_key_problems(config) == []

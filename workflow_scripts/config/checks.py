@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.spec import ModelSpec
-from workflow_scripts.config.redaction import KEY_NAME_FIELD, WITHHELD, is_key_field, looks_like_key, redact
+from workflow_scripts.config.redaction import KEY_NAME_FIELD, KEY_SHAPES, WITHHELD, is_key_field, looks_like_key, redact
 
 SELECTION_FIELDS = ("only_models", "only_conditions")
 
@@ -84,6 +84,33 @@ def key_name_problems(config: dict) -> list[str]:
         for name, entry in config["models"].items()
         if entry.get(KEY_NAME_FIELD) is not None and looks_like_key(entry[KEY_NAME_FIELD])
     ]
+
+
+def parameter_key_problems(config: dict, selected: list[str] = ()) -> list[str]:
+    """Parameters of ANY model entry (enabled or not: the config reaches Snakemake's params and logs
+    whole) that are credentials: a value shaped like a key (:data:`~workflow_scripts.config.redaction.KEY_SHAPES`,
+    ``sk-...``, ``AKIA...``) under any name, in ``decoding`` or ``extra``, and a parameter named like
+    one (``api_key``, ``token``, ...) of a model not in ``selected`` (a selected model's names are
+    checked by ``ModelSpec.check_no_secrets``). The value is never repeated."""
+    problems = []
+    for name, entry in config["models"].items():
+        for section in ("decoding", "extra"):
+            for path, value in _leaves(entry.get(section) or {}):
+                named = name not in selected and is_key_field(path.rsplit(".", 1)[-1])
+                if named or (isinstance(value, str) and KEY_SHAPES.search(value)):
+                    problems.append(
+                        f"models.{name}.{section}.{path}: looks like a credential ({WITHHELD}); remove it from the "
+                        f"config now (revoke it if the file was shared): keys come from the environment only, "
+                        f"named by models.{name}.api_key_env")
+    return problems
+
+
+def _leaves(mapping: dict, prefix: str = ""):
+    """(dotted path, value) of every entry of a nested mapping, the mappings themselves included."""
+    for key, value in mapping.items():
+        yield f"{prefix}{key}", value
+        if isinstance(value, dict):
+            yield from _leaves(value, f"{prefix}{key}.")
 
 
 def model_spec_problems(config: dict, models: list[str]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workflow_scripts.config.checks import key_name_problems, model_spec_problems, names
+from workflow_scripts.config.checks import key_name_problems, model_spec_problems, names, parameter_key_problems
 from workflow_scripts.crg.design.checks import crg_template_problems
 from workflow_scripts.crg.design.jobs import planned_jobs
 from workflow_scripts.errors import ConfigError
@@ -51,6 +51,9 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
     """Problems of a schema-valid config that stop the run before any job, each naming the field.
 
     - ``models.<m>.api_key_env`` that looks like a key itself (the value is never repeated);
+    - a credential among any model's parameters, by name or by the shape of its value
+      (:func:`~workflow_scripts.config.checks.parameter_key_problems`; the config reaches Snakemake's
+      params and logs whole, so a disabled model's key would leak too);
     - a credential among a selected model's parameters (``ModelSpec.check_no_secrets``);
     - ``ipd.experiments.<e>.payoffs`` that is not a prisoner's dilemma on a memory-1 / memory-2
       experiment, whose classification and tournaments need one;
@@ -66,6 +69,7 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
     """
     return [
         *key_name_problems(config),
+        *parameter_key_problems(config, models),
         *model_spec_problems(config, models),
         *payoff_problems(config),
         *crg_template_problems(config, models, basedir),
