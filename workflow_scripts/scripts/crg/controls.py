@@ -18,7 +18,8 @@ with rule_log(snakemake.log[0]) as log:
         shift_units=params.shift_units, alpha=params.alpha, family_alpha=params.family_alpha,
         comparisons=comparisons, threshold=params.family_alpha / comparisons if comparisons else float("nan"))
     write_markdown(snakemake.output.table, markdown(
-        TITLES["table4"], caption,
-        [("top block, pooled over the risks every control shares: mean (shift from Base)", table4_wide(table).reset_index()), ("every comparison", table)],
-    ).replace("## pooled", f"Comparisons made (Bonferroni count): **{comparisons}**\n\n## pooled", 1))
+        TITLES["table4"], f"{caption}\n\nComparisons made (Bonferroni count): **{comparisons}**",
+        [("top block, pooled over the risks every control shares: mean (shift from Base)", table4_wide(table).reset_index()),
+         ("every comparison", table)],
+    ))
     log.info("Table 4: %d rows, %d comparisons (Bonferroni count)", len(table), comparisons)
