@@ -40,6 +40,9 @@ SAMPLE, LOGPROBS, AUTO = "sample", "logprobs", "auto"
 ESTIMATIONS = (SAMPLE, LOGPROBS, AUTO)
 
 LLAMA_CPP = "llama.cpp"
+BATCH_PROVIDERS = ("openai", "azure", "vertex_ai", "bedrock", "hosted_vllm", "mistral", "xai")
+"""litellm providers whose files and batches API the pinned litellm reaches (``litellm.create_batch``;
+not anthropic, gemini (AI Studio) or together_ai)."""
 """``models.<name>.server`` of a llama.cpp server (llama-server or llama-cpp-python's)."""
 NEUTRAL_SAMPLING = {k: v for k, v in {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP}.items() if k != "temperature"}
 """Every sampler that reshapes the next-token distribution besides temperature, at its neutral value
@@ -85,6 +88,9 @@ class ModelSpec:
         retry_backoff_s: seconds before the first retry (doubled each retry, at most 60 s) unless
             the provider says how long (``Retry-After``).
         timeout: seconds per call.
+        batch: ask the job's missing requests through the provider's batch API first
+            (:mod:`workflow_scripts.llm.batch`); not part of the cache key.
+        batch_poll_s: seconds between two polls of a submitted batch.
         pricing: USD per prompt and per answer token ({input_cost_per_token,
             output_cost_per_token}), or None: litellm's price map (:mod:`workflow_scripts.llm.pricing`).
     """
@@ -112,6 +118,8 @@ class ModelSpec:
     retry_backoff_s: float = 1.0
     timeout: float = 120.0
     pricing: dict | None = None
+    batch: bool = False
+    batch_poll_s: float = 60.0
 
     @classmethod
     def from_config(cls, name: str, entry: dict, custom_providers: Sequence[str] = ()) -> "ModelSpec":
@@ -153,14 +161,30 @@ class ModelSpec:
             retry_backoff_s=entry["retry_backoff_s"],
             timeout=entry["timeout"],
             pricing=entry["pricing"],
+            batch=entry["batch"],
+            batch_poll_s=entry["batch_poll_s"],
         )
         spec.check_no_secrets()
+        spec.check_batch()
         spec.check_estimation()
         return spec
 
     def with_decoding(self, overrides: dict) -> "ModelSpec":
         """The same model decoding with ``overrides`` on top of its own parameters."""
         return replace(self, decoding={**self.decoding, **overrides})
+
+    def check_batch(self) -> None:
+        """Refuse ``batch: true`` for a provider whose batch API litellm does not reach.
+
+        Raises:
+            ConfigError: naming ``models.<name>.batch`` and the providers that have one.
+        """
+        provider = self.litellm_model.split("/", 1)[0]
+        if self.batch and (provider not in BATCH_PROVIDERS or self.embedded):
+            raise ConfigError(
+                f"models.{self.name}.batch: true, but litellm has no batch API for provider {provider!r}"
+                f"{' (an embedded model)' if self.embedded else ''}; set batch: false, or use one of "
+                f"{', '.join(BATCH_PROVIDERS)}")
 
     def check_no_secrets(self) -> None:
         """Refuse credentials in parameters that would be written to the cache.
