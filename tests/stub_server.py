@@ -200,7 +200,8 @@ class Handler(BaseHTTPRequestHandler):
         n = 1 if options.get("no_n") else int(body.get("n") or 1)
         outcome = (self._fault(options, prompt, model, (model, body.get("seed"), digest(messages)))
                    or self._rejected(options, body))
-        self.stub.record(model, outcome or "answered", body, n)
+        served = "batch:" if self.headers.get("x-stub-batch") else ""  # a line of a batch (tests/batch_stub.py)
+        self.stub.record(model, served + (outcome or "answered"), body, n)
         if outcome:
             return
         time.sleep(float(options.get("delay", 0)))

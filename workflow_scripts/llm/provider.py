@@ -163,7 +163,7 @@ class LiteLLMModel(OneOfBatch):
                             retries, wait)
                 await self._pause(wait)
                 continue
-            return self._answered(chunk, params, raw, time.perf_counter() - call_started, retries, adaptation)
+            return self.answers_of(chunk, params, raw, time.perf_counter() - call_started, retries, adaptation)
 
     async def _pause(self, seconds: float) -> None:
         """Wait ``seconds`` before a retry; with a halt, in steps of at most 1 s, ending early on it."""
@@ -228,7 +228,7 @@ class LiteLLMModel(OneOfBatch):
         _mark_batch(entry, index, size)
         return completion_of(entry, from_cache=False)
 
-    def _answered(self, chunk: Sequence[Request], params: dict, raw, latency: float, retries: int,
+    def answers_of(self, chunk: Sequence[Request], params: dict, raw, latency: float, retries: int,
                   adaptation: Adaptation = Adaptation()) -> list[Completion]:
         """The completions of one answered call: one per returned sample (at most ``len(chunk)``);
         the call's usage, cost and latency go to sample 0 (see :class:`Completion`)."""

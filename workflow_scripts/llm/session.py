@@ -300,7 +300,9 @@ def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str
                     longest: Longest | None = None, budget: Budget | None = None) -> tuple[T, dict[str, dict]]:
     """Open the job's models, run ``play(models)`` to the end, then :meth:`Session.finish`.
 
-    Every question is asked (answers are cached as they come) before the job's verdict.
+    Every question is asked (answers are cached as they come) before the job's verdict. The
+    missing requests of models with ``batch: true`` are first asked through their providers' batch
+    APIs (:func:`workflow_scripts.llm.batch.run_batches`), then read from the cache.
 
     Args:
         budget: spend caps (the rule's ``budget_usd`` resource, :meth:`Budget.from_json`).
@@ -313,7 +315,17 @@ def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str
         PermanentQueryError: if a provider rejects a model's requests.
         ConfigError: the longest conversation does not fit a model's context (nothing was asked),
             or a budget on a model whose price is unknown.
+        BatchError: a batch API rejected a batch (:mod:`workflow_scripts.llm.batch`).
     """
+    if not runtime.replay and any(entry.get("batch") for entry in entries.values()):
+        from workflow_scripts.llm.batch import run_batches
+
+        parent = ParentWatch.of_this_job()
+        try:
+            run_batches(entries, runtime, label, play, parent.reason if parent is not None else None)
+        finally:
+            if parent is not None:
+                parent.stop()
     with open_models(entries, runtime, label, planned, longest, budget) as session:
         result = asyncio.run(play(session.models))
         counts = session.counts()

@@ -1,0 +1,179 @@
+"""Batch mode (issue 21): a job's missing requests of a ``batch: true`` model go through the OpenAI
+batch endpoints of the loopback stub (tests/batch_stub.py: real HTTP through litellm's files and
+batches API, a dummy key from the environment), are stored under the keys a synchronous call uses,
+and the synchronous pass reads them from the cache. Expected counts are worked out by hand from the
+questions asked and the stub's faults; the synchronous answers come from a second run of the same
+questions without batch mode, against the same stub."""
+
+import asyncio
+import json
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from tests.batch_stub import BatchStubServer
+from workflow_scripts.errors import ConfigError
+from workflow_scripts.llm import Runtime, ask_choice
+from workflow_scripts.llm import batch as batch_module
+from workflow_scripts.llm.base import Request
+from workflow_scripts.llm.cache import ResponseCache
+from workflow_scripts.llm.session import run_with_models
+from workflow_scripts.llm.spec import ModelSpec
+from workflow_scripts.llm.templates import PromptTemplate
+
+NOTE = PromptTemplate("reask", 'Your answer "$previous" was unreadable. Answer with one of: $options.', ("previous", "options"))
+HISTORIES = ["L", "R", "LL", "LR", "RL", "RR"]
+REPLICATES = 2
+QUESTIONS = len(HISTORIES) * REPLICATES  # 12 requests per job, none re-asked (TFT answers validly)
+KEY_ENV = "STUB_BATCH_KEY"
+
+
+def messages(history: str) -> list[dict]:
+    moves = ", ".join(f"the other agent chose {m}" for m in history)
+    return [{"role": "user", "content": f"So far {moves}. Do you choose L or R? Answer L or R."}]
+
+
+async def elicitation(models):
+    """Every history x replicate asked once (the shape of an IPD elicitation job)."""
+    model = models["m"]
+    answers = await asyncio.gather(*(ask_choice(model, messages(h), ("L", "R"), r, 1, NOTE)
+                                     for h in HISTORIES for r in range(REPLICATES)))
+    return [(a.last.completion.key, a.last.completion.text) for a in answers]
+
+
+def entry(stub, batch=True, **extra) -> dict:
+    return {"litellm_model": "openai/ipd:TFT", "api_base": stub.api_base, "api_key_env": KEY_ENV,
+            "batch": batch, "batch_poll_s": 0.001, "num_retries": 0, **extra}
+
+
+def run(tmp_path, stub, batch=True, cache="cache", replay=False, play=elicitation, **extra):
+    runtime = Runtime(str(tmp_path / cache), replay=replay)
+    return run_with_models({"m": entry(stub, batch, **extra)}, runtime, "ipd/test/m/none", play)
+
+
+def outcomes(stub, kind):
+    return sum(o["outcome"] == kind for o in stub.outcomes())
+
+
+def records(tmp_path, cache="cache") -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((tmp_path / cache / "batches").glob("*.json"))]
+
+
+@pytest.fixture
+def stub(tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "sk-dummy-batch")
+    with BatchStubServer(tmp_path / "stub.jsonl") as server:
+        yield server
+
+
+def test_a_complete_batch_answers_as_the_synchronous_path_under_the_same_keys(tmp_path, stub):
+    answers, counts = run(tmp_path, stub)
+    assert (stub.batches.uploads, stub.batches.created) == (1, 1)
+    assert outcomes(stub, "batch:answered") == QUESTIONS and outcomes(stub, "answered") == 0
+    assert counts["m"]["calls"] == 0 and counts["m"]["cache_hits"] == QUESTIONS
+    synchronous, sync_counts = run(tmp_path, stub, batch=False, cache="sync")
+    assert sync_counts["m"]["calls"] == QUESTIONS and outcomes(stub, "answered") == QUESTIONS
+    assert answers == synchronous  # same keys, same texts, same order
+    sent = {kind: sorted(json.dumps([o["digest"], o["params"]], sort_keys=True) for o in stub.outcomes()
+                         if o["outcome"] == kind) for kind in ("batch:answered", "answered")}
+    assert sent["batch:answered"] == sent["answered"]  # each line's body is the synchronous call's body
+    batch_files = {p.name for p in (tmp_path / "cache").glob("??/*.json")}
+    assert batch_files == {p.name for p in (tmp_path / "sync").glob("??/*.json")}
+    record, = records(tmp_path)
+    assert sorted(record["custom_ids"]) == sorted(key for key, _ in synchronous)
+    assert record["status"] == "completed" and record["kept"] == QUESTIONS
+
+
+def test_a_replay_of_a_batch_run_makes_no_call_and_gives_the_same_answers(tmp_path, stub):
+    answers, _ = run(tmp_path, stub)
+    before = len(stub.outcomes())
+    replayed, counts = run(tmp_path, stub, replay=True)
+    assert replayed == answers and len(stub.outcomes()) == before and stub.batches.created == 1
+    assert counts["m"]["calls"] == 0
+
+
+def test_a_cached_rerun_submits_no_batch(tmp_path, stub):
+    run(tmp_path, stub)
+    before = len(stub.outcomes())
+    _, counts = run(tmp_path, stub)
+    assert (stub.batches.uploads, stub.batches.created, stub.batches.retrieved) == (1, 1, 2)  # 2 polls of the one batch
+    assert len(stub.outcomes()) == before and counts["m"]["calls"] == 0
+
+
+def test_failed_lines_are_asked_synchronously_and_counted(tmp_path, stub):
+    """Every third line fails: lines 0, 3, 6, 9 of 12 -> 4 synchronous calls, 8 answers kept."""
+    stub.batches.fail_every = 3
+    answers, counts = run(tmp_path, stub)
+    assert outcomes(stub, "batch:answered") == 8 and outcomes(stub, "answered") == 4
+    assert (counts["m"]["calls"], counts["m"]["cache_hits"]) == (4, 8)
+    assert all(text in ("L", "R") for _, text in answers)
+    assert records(tmp_path)[0]["kept"] == 8 and stub.batches.created == 1
+
+
+def test_an_expired_batch_keeps_its_answers_and_the_rest_goes_synchronous(tmp_path, stub):
+    stub.batches.end_as, stub.batches.keep = "expired", 5
+    _, counts = run(tmp_path, stub)
+    record, = records(tmp_path)
+    assert (record["status"], record["kept"]) == ("expired", 5)
+    assert (counts["m"]["calls"], counts["m"]["cache_hits"]) == (QUESTIONS - 5, 5)
+    assert stub.batches.created == 1
+
+
+def test_a_job_killed_while_polling_resumes_the_recorded_batch(tmp_path, stub, monkeypatch):
+    """Interrupted at its first wait between polls (the batch id recorded): the rerun polls the same
+    batch and submits nothing; every answer comes from that batch."""
+    stub.batches.polls = 10**6
+
+    def killed(_seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch_module, "time", SimpleNamespace(sleep=killed, strftime=time.strftime, gmtime=time.gmtime))
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, stub)
+    record, = records(tmp_path)
+    assert record["batch_id"] in stub.batches.batches and record["ended"] is False
+    monkeypatch.setattr(batch_module, "time", time)
+    stub.batches.polls = 0
+    _, counts = run(tmp_path, stub)
+    assert (stub.batches.uploads, stub.batches.created) == (1, 1)
+    assert records(tmp_path)[0]["batch_id"] == record["batch_id"] and records(tmp_path)[0]["ended"] is True
+    assert counts["m"]["calls"] == 0 and outcomes(stub, "answered") == 0
+
+
+ROUNDS, GAMES = 3, 4
+
+
+async def sequential_games(models):
+    """GAMES games of ROUNDS rounds; round r's prompt quotes round r-1's answer, so it cannot be
+    asked before (the shape of a collective-risk cell: games gathered, rounds in turn)."""
+    async def game(g):
+        previous = "L" if g % 2 else "R"
+        for r in range(ROUNDS):
+            answer = await ask_choice(models["m"], messages(previous + "L" * r), ("L", "R"), f"g{g}/r{r}", 0, NOTE)
+            previous = answer.last.completion.text
+        return previous
+
+    return await asyncio.gather(*(game(g) for g in range(GAMES)))
+
+
+def test_sequential_games_cost_one_batch_per_round(tmp_path, stub):
+    answers, counts = run(tmp_path, stub, play=sequential_games)
+    assert stub.batches.created == ROUNDS and outcomes(stub, "answered") == 0
+    assert [len(r["custom_ids"]) for r in records(tmp_path)] == [GAMES] * ROUNDS
+    synchronous, _ = run(tmp_path, stub, batch=False, cache="sync", play=sequential_games)
+    assert answers == synchronous and counts["m"]["cache_hits"] == GAMES * ROUNDS
+
+
+def test_batch_true_for_a_provider_without_a_batch_api_is_refused_naming_the_field():
+    with pytest.raises(ConfigError, match=r"models\.c\.batch: true.*'anthropic'"):
+        ModelSpec.from_config("c", {"litellm_model": "anthropic/claude-sonnet-4", "batch": True})
+    with pytest.raises(ConfigError, match=r"models\.g\.batch"):
+        ModelSpec.from_config("g", {"litellm_model": "gemini/gemini-2.0-flash", "batch": True})
+
+
+def test_the_batch_fields_are_not_in_the_cache_key():
+    request = Request(messages("L"), 0, ("L", "R"))
+    plain = ModelSpec.from_config("m", {"litellm_model": "openai/gpt-4o"})
+    batched = ModelSpec.from_config("m", {"litellm_model": "openai/gpt-4o", "batch": True, "batch_poll_s": 5})
+    assert batched.batch and not plain.batch and batched.cache_key(request) == plain.cache_key(request)

@@ -1,0 +1,322 @@
+"""Batch mode: a job's missing requests of a ``batch: true`` model asked through the provider's batch
+API before the job's synchronous pass, which then finds them in the cache (issue 21).
+
+:func:`run_batches` runs the job's own code (the same elicitation and game code as the real run)
+against :class:`Frontier` models, which answer every cached request from the cache and hold every
+missing one: what is held when nothing more can move is the *frontier*, the requests whose prompts
+depend only on answers already cached. So its requests, keys and bodies are exactly those the
+synchronous path would send next. For an elicitation that is every question's first attempt; for a
+collective-risk game it is one round of every game of the cell being played (rounds are gathered,
+cells follow each other), so a cell costs ``rounds`` batches (plus one per wave of re-asks), not one
+call per decision.
+
+Each frontier of a batch model becomes one batch (:class:`Submission`): one JSONL line per request,
+the ``/v1/chat/completions`` body the synchronous call would send (:meth:`ModelSpec.request_params`,
+one sample per line), ``custom_id`` = its cache key; uploaded with ``litellm.create_file`` (purpose
+``batch``), created with ``litellm.create_batch``; its id and custom ids are **recorded** under the
+cache directory (``<cache>/batches/<job>-<model>-<digest of the keys>.json``) before the first
+poll; polled with ``litellm.retrieve_batch`` every ``batch_poll_s`` seconds (progress logged); its
+output read with ``litellm.file_content``. Each answered line is stored under its custom id, the
+key a synchronous call would have used, in the entry a synchronous answer has
+(:meth:`LiteLLMModel.answers_of`, priced at the provider's batch price where litellm's map has one,
+else ``unknown``), so a replay cannot tell them apart. The loop repeats until a frontier holds no
+request that was not already in one of this job's batches.
+
+Never lost, never paid twice:
+
+- a line in the error file, or missing from the output, is not stored: the synchronous pass asks it
+  (counted there as a call);
+- a job killed while polling finds the record on its rerun (the same cache state gives the same
+  frontier and the same record name) and polls the recorded batch again instead of submitting one;
+- a batch the provider ends as ``failed``, ``expired`` or ``cancelled`` is reported with what its
+  output kept; the rest goes synchronous.
+
+In replay mode nothing is submitted. A frontier held by a non-batch model of the same job (a game
+with seats of both kinds) stops the batch passes there: the rest is asked synchronously.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import io
+import json
+import logging
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Awaitable, Callable, Mapping
+
+from workflow_scripts.llm.base import OneOfBatch, Request
+from workflow_scripts.llm.cache import ResponseCache, completion_of, find
+from workflow_scripts.llm.spec import ModelSpec
+
+log = logging.getLogger(__name__)
+ENDPOINT = "/v1/chat/completions"
+ENDED = ("completed", "failed", "expired", "cancelled")
+"""Statuses after which a batch changes no more (OpenAI's batch object)."""
+QUIET_STEPS = 200
+"""Event-loop steps without a new request or answer after which the job's code is held everywhere."""
+
+
+class Frontier(OneOfBatch):
+    """A model of the batch pre-pass: cached requests answered from the cache, missing ones held
+    (never answered); those of a batch model are collected in :attr:`held` (key -> request)."""
+
+    def __init__(self, spec: ModelSpec, cache: ResponseCache, activity: list):
+        self.spec, self.cache, self.activity = spec, cache, activity
+        self.held: dict[str, Request] = {}
+
+    async def complete_batch(self, requests):
+        results, missing = [], False
+        for request in requests:
+            key = self.spec.cache_key(request)
+            entry, _ = find(self.cache, self.spec, request, key, quarantine=False)
+            if entry is None:
+                missing = True
+                if self.spec.batch:
+                    self.held.setdefault(key, request)
+            else:
+                results.append(completion_of(entry, from_cache=True))
+        self.activity.append(1)
+        if missing:
+            await asyncio.Event().wait()  # held until the pre-pass ends
+        return results
+
+
+async def _held(play: Callable[[dict], Awaitable], models: dict, activity: list) -> None:
+    """Run ``play(models)`` until it ends or every branch of it is held (no new request for
+    :data:`QUIET_STEPS` loop steps), then cancel it."""
+    task = asyncio.ensure_future(play(models))
+    quiet, seen = 0, -1
+    while not task.done() and quiet < QUIET_STEPS:
+        await asyncio.sleep(0)
+        quiet, seen = (quiet + 1, seen) if len(activity) == seen else (0, len(activity))
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+
+
+def frontier(play: Callable[[dict], Awaitable], specs: Mapping[str, ModelSpec], cache: ResponseCache) -> dict:
+    """{model name: {cache key: request}}: the missing requests of each batch model that the job
+    would ask next (module docstring)."""
+    activity: list = []
+    models = {name: Frontier(spec, cache, activity) for name, spec in specs.items()}
+    asyncio.run(_held(play, models, activity))
+    return {name: model.held for name, model in models.items() if model.held}
+
+
+@dataclass
+class BatchReport:
+    """What one job's batches did, per model: requests submitted, answers kept, lines not
+    answered (asked synchronously next), batches created and batches resumed."""
+
+    submitted: dict[str, int] = field(default_factory=dict)
+    kept: dict[str, int] = field(default_factory=dict)
+    unanswered: dict[str, int] = field(default_factory=dict)
+    created: int = 0
+    resumed: int = 0
+
+    def add(self, name: str, submitted: int, kept: int) -> None:
+        for counts, value in ((self.submitted, submitted), (self.kept, kept), (self.unanswered, submitted - kept)):
+            counts[name] = counts.get(name, 0) + value
+
+
+def run_batches(entries: Mapping[str, Mapping], runtime, label: str, play: Callable[[dict], Awaitable],
+                halt: Callable[[], str | None] | None = None) -> BatchReport:
+    """Ask the job's missing requests of its ``batch: true`` models through their batch APIs, each
+    answer stored in the response cache (module docstring); nothing in replay mode.
+
+    Args:
+        entries: the job's model entries (config names to entries).
+        runtime: the job's :class:`~workflow_scripts.llm.session.Runtime`.
+        label: the job's name (progress lines, the record file's name).
+        play: the job's coroutine over its models, as :func:`~workflow_scripts.llm.session.run_with_models` runs it.
+        halt: returns why polling must stop (the Snakemake process ended), or None.
+
+    Returns:
+        The :class:`BatchReport`.
+
+    Raises:
+        BatchError: the provider rejected the upload or the batch (nothing was stored for it).
+    """
+    specs = {name: ModelSpec.from_config(name, dict(entry)) for name, entry in entries.items()}
+    report = BatchReport()
+    if runtime.replay or not any(spec.batch for spec in specs.values()):
+        return report
+    cache, tried = ResponseCache(runtime.cache_dir), set()
+    while True:
+        held = {name: {k: r for k, r in requests.items() if k not in tried}
+                for name, requests in frontier(play, specs, cache).items()}
+        held = {name: requests for name, requests in held.items() if requests}
+        if not held:
+            return report
+        for name, requests in held.items():
+            tried.update(requests)
+            Submission(specs[name], cache, label, requests, halt).run(report)
+
+
+class BatchError(RuntimeError):
+    """The provider rejected a batch upload or creation (see the message for the field to check)."""
+
+
+class Submission:
+    """One batch of one model: its record, submission, polling and storing (module docstring).
+
+    Args:
+        spec: the model (``batch: true``).
+        cache: the response cache (the record lives in its ``batches`` directory).
+        label: the job's name.
+        requests: {cache key: request} to ask.
+        halt: see :func:`run_batches`.
+    """
+
+    def __init__(self, spec: ModelSpec, cache: ResponseCache, label: str, requests: Mapping[str, Request],
+                 halt: Callable[[], str | None] | None = None):
+        self.spec, self.cache, self.requests, self.halt = spec, cache, dict(requests), halt
+        self.provider, _, self.provider_model = spec.litellm_model.partition("/")
+        digest = hashlib.sha256("\n".join(sorted(self.requests)).encode()).hexdigest()[:16]
+        self.record_path = cache.root / "batches" / f"{_slug(label)}-{_slug(spec.name)}-{digest}.json"
+
+    def run(self, report: BatchReport) -> None:
+        """Submit (or resume), poll to the end, store the answers; add the counts to ``report``."""
+        record = self._record()
+        if record.get("ended"):
+            log.info("%s: batch %s already ended (%s), its other requests asked synchronously",
+                     self.spec.name, record["batch_id"], record["status"])
+            return
+        if "batch_id" in record:
+            report.resumed += 1
+            log.info("%s: resuming batch %s (%d requests) recorded in %s", self.spec.name, record["batch_id"],
+                     len(self.requests), self.record_path)
+        else:
+            record = self._submit()
+            report.created += 1
+        batch = self._poll(record["batch_id"])
+        if batch is None:
+            return
+        kept = self._store(batch)
+        record.update(status=batch.status, ended=True, kept=kept)
+        self._write(record)
+        report.add(self.spec.name, len(self.requests), kept)
+        note = "" if batch.status == "completed" else f" (the provider ended it {batch.status})"
+        log.info("%s: batch %s%s kept %d of %d answers; %d asked synchronously", self.spec.name, batch.id, note,
+                 kept, len(self.requests), len(self.requests) - kept)
+
+    def body(self, request: Request) -> dict:
+        """The ``/v1/chat/completions`` body the synchronous call of ``request`` sends (one sample;
+        ``extra_body`` merged in, as the OpenAI client merges it)."""
+        params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
+        extra = params.pop("extra_body", None) or {}
+        return {**params, **extra, "model": self.provider_model}
+
+    def _record(self) -> dict:
+        try:
+            return json.loads(self.record_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+
+    def _write(self, record: dict) -> None:
+        """Write the record atomically (a killed job leaves the old record or the new one)."""
+        self.record_path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.record_path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(record, handle, indent=1)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.record_path)
+
+    def _submit(self) -> dict:
+        import litellm
+
+        lines = [json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": self.body(request)})
+                 for key, request in self.requests.items()]
+        try:
+            uploaded = litellm.create_file(file=("requests.jsonl", io.BytesIO("\n".join(lines).encode())),
+                                           purpose="batch", custom_llm_provider=self.provider, **self._transport())
+            batch = litellm.create_batch(completion_window="24h", endpoint=ENDPOINT, input_file_id=uploaded.id,
+                                         custom_llm_provider=self.provider, **self._transport())
+        except Exception as error:  # litellm maps provider errors to many classes
+            from workflow_scripts.llm.provider import _short
+
+            raise BatchError(f"{self.spec.name} ({self.spec.litellm_model}): the batch API rejected the batch: "
+                             f"{type(error).__name__}: {_short(error)}. Check models.{self.spec.name} (litellm_model, "
+                             f"api_base, api_key_env) or set models.{self.spec.name}.batch: false") from error
+        record = {"batch_id": batch.id, "input_file_id": uploaded.id, "model": self.spec.name,
+                  "litellm_model": self.spec.litellm_model, "status": batch.status, "ended": False,
+                  "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "custom_ids": list(self.requests)}
+        self._write(record)
+        log.info("%s: submitted batch %s of %d requests; recorded in %s", self.spec.name, batch.id,
+                 len(self.requests), self.record_path)
+        return record
+
+    def _poll(self, batch_id: str):
+        """The batch once it has ended, or None if polling had to stop (the rerun resumes it)."""
+        import litellm
+
+        while True:
+            batch = litellm.retrieve_batch(batch_id=batch_id, custom_llm_provider=self.provider, **self._transport())
+            counts = batch.request_counts
+            log.info("%s: batch %s %s: %s of %d done, %s failed", self.spec.name, batch_id, batch.status,
+                     getattr(counts, "completed", "?"), len(self.requests), getattr(counts, "failed", "?"))
+            if batch.status in ENDED:
+                return batch
+            reason = self.halt() if self.halt is not None else None
+            if reason is not None:
+                log.warning("%s: stopped polling batch %s (%s); a rerun resumes it", self.spec.name, batch_id, reason)
+                return None
+            time.sleep(self.spec.batch_poll_s)
+
+    def _store(self, batch) -> int:
+        """Store every answered line of the batch's output under its custom id; the number stored."""
+        if not batch.output_file_id:
+            return 0
+        import litellm
+
+        content = litellm.file_content(file_id=batch.output_file_id, custom_llm_provider=self.provider,
+                                       **self._transport())
+        lines = [json.loads(line) for line in content.content.decode("utf-8").splitlines() if line.strip()]
+        return sum(self._stored(line, batch.id) for line in lines)
+
+    def _stored(self, line: dict, batch_id: str) -> bool:
+        """Store one output line's answer (True), or leave it to the synchronous pass (False)."""
+        from workflow_scripts.llm.provider import LiteLLMModel
+        import litellm
+
+        request, response = self.requests.get(line.get("custom_id")), line.get("response") or {}
+        if request is None or line.get("error") or response.get("status_code") != 200:
+            return False
+        params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
+        raw = litellm.ModelResponse(**response["body"])
+        completion = LiteLLMModel(self.spec).answers_of([request], params, raw, 0.0, 0)[0]
+        entry = dict(completion.entry)
+        entry["cost_usd"] = _batch_cost(self.spec, entry.get("usage") or {})
+        entry["response"] = {**entry["response"], "provider_batch_id": batch_id}
+        self.cache.put(line["custom_id"], entry)
+        return True
+
+    def _transport(self) -> dict:
+        transport = {"timeout": self.spec.timeout}
+        if self.spec.api_base:
+            transport["api_base"] = self.spec.api_base
+        key = self.spec.api_key()
+        if key:
+            transport["api_key"] = key
+        return transport
+
+
+def _batch_cost(spec: ModelSpec, usage: Mapping) -> float | str:
+    """USD of one answer at the provider's batch price (litellm's map), or ``unknown``."""
+    from workflow_scripts.llm.pricing import batch_token_prices, tokens_cost
+
+    cost = tokens_cost(batch_token_prices(spec.litellm_model, spec.pricing),
+                       usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    return "unknown" if cost is None else cost
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "job"
