@@ -177,3 +177,20 @@ def test_the_batch_fields_are_not_in_the_cache_key():
     plain = ModelSpec.from_config("m", {"litellm_model": "openai/gpt-4o"})
     batched = ModelSpec.from_config("m", {"litellm_model": "openai/gpt-4o", "batch": True, "batch_poll_s": 5})
     assert batched.batch and not plain.batch and batched.cache_key(request) == plain.cache_key(request)
+
+
+@pytest.mark.slow  # 3-4 s: 50 batch API calls through litellm, one client each
+def test_a_collective_risk_cell_costs_one_batch_per_round(tmp_path, stub):
+    """Seed 000's game (10 rounds, six seats) in self-play, 2 games of one cell, every seat a
+    conditional cooperator (round 1: 2, then the others' mean of the last round, so 2 every round:
+    pool 6 x 10 x 2 = 120, tests/crg/test_runner.py): 10 batches of 2 x 6 decisions, no call."""
+    from tests.crg.helpers import prompter_for
+    from tests.crg.test_runner import job
+    from workflow_scripts.crg.query.games import play_job
+
+    cell, stub.batches.polls = job(games=2), 0
+    games, counts = run(tmp_path, stub, play=lambda models: play_job(cell, models, prompter_for("base")),
+                        litellm_model="openai/crg:conditional")
+    assert stub.batches.created == 10 and outcomes(stub, "answered") == 0
+    assert [len(r["custom_ids"]) for r in records(tmp_path)] == [2 * 6] * 10
+    assert counts["m"]["cache_hits"] == 120 and [g.outcome.pool for g in games] == [120, 120]

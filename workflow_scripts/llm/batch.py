@@ -279,12 +279,15 @@ class Submission:
 
         content = litellm.file_content(file_id=batch.output_file_id, custom_llm_provider=self.provider,
                                        **self._transport())
-        lines = [json.loads(line) for line in content.content.decode("utf-8").splitlines() if line.strip()]
-        return sum(self._stored(line, batch.id) for line in lines)
-
-    def _stored(self, line: dict, batch_id: str) -> bool:
-        """Store one output line's answer (True), or leave it to the synchronous pass (False)."""
         from workflow_scripts.llm.provider import LiteLLMModel
+
+        lines = [json.loads(line) for line in content.content.decode("utf-8").splitlines() if line.strip()]
+        provider = LiteLLMModel(self.spec)
+        return sum(self._stored(line, batch.id, provider) for line in lines)
+
+    def _stored(self, line: dict, batch_id: str, provider) -> bool:
+        """Store one output line's answer (True), or leave it to the synchronous pass (False);
+        ``provider`` (a :class:`~workflow_scripts.llm.provider.LiteLLMModel`) builds the entry."""
         import litellm
 
         request, response = self.requests.get(line.get("custom_id")), line.get("response") or {}
@@ -292,7 +295,7 @@ class Submission:
             return False
         params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
         raw = litellm.ModelResponse(**response["body"])
-        completion = LiteLLMModel(self.spec).answers_of([request], params, raw, 0.0, 0)[0]
+        completion = provider.answers_of([request], params, raw, 0.0, 0)[0]
         entry = dict(completion.entry)
         entry["cost_usd"] = _batch_cost(self.spec, entry.get("usage") or {})
         entry["response"] = {**entry["response"], "provider_batch_id": batch_id}
