@@ -194,3 +194,21 @@ def test_a_collective_risk_cell_costs_one_batch_per_round(tmp_path, stub):
     assert stub.batches.created == 10 and outcomes(stub, "answered") == 0
     assert [len(r["custom_ids"]) for r in records(tmp_path)] == [2 * 6] * 10
     assert counts["m"]["cache_hits"] == 120 and [g.outcome.pool for g in games] == [120, 120]
+
+
+def test_the_workflow_check_names_a_batch_model_its_provider_cannot_batch():
+    """The check every run makes before its first job (workflow_scripts/config/checks.py)."""
+    from workflow_scripts.config.checks import model_spec_problems
+
+    config = {"models": {"ok": {"litellm_model": "openai/gpt-4o", "batch": True},
+                         "bad": {"litellm_model": "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo", "batch": True}}}
+    problems = model_spec_problems(config, ["ok", "bad"])
+    assert len(problems) == 1 and problems[0].startswith("models.bad.batch: true")
+
+
+def test_the_batch_fields_reach_the_job_as_params():
+    from workflow_scripts.llm.spec import answer_entry
+
+    params = answer_entry("m", {"litellm_model": "openai/gpt-4o", "batch": True, "batch_poll_s": 7})
+    assert (params["batch"], params["batch_poll_s"]) == (True, 7)
+    assert answer_entry("m", {"litellm_model": "openai/gpt-4o"})["batch"] is False
