@@ -9,7 +9,8 @@ answer is what a synchronous call of the same body gets. Faults, set on the serv
 
 - ``fail_every = k``: lines 0, k, 2k, ... (in the input file's order) go to the error file;
 - ``end_as = "expired"`` / ``"cancelled"``: the batch ends so, its output holding only the first
-  ``keep`` lines.
+  ``keep`` lines;
+- ``no_files = True``: an upload is a 404, as from a server without the files API.
 
 Counters (``uploads``, ``created``, ``retrieved``) let tests check submissions independently of the
 code under test.
@@ -35,7 +36,7 @@ class BatchState:
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.uploads = self.created = self.retrieved = 0
-        self.polls, self.fail_every, self.end_as, self.keep = 1, 0, None, 0
+        self.polls, self.fail_every, self.end_as, self.keep, self.no_files = 1, 0, None, 0, False
 
     def new_id(self, prefix: str) -> str:
         return f"{prefix}-{len(self.files) + len(self.batches) + 1}"
@@ -68,6 +69,9 @@ class BatchHandler(Handler):
 
     def _upload(self):
         raw = self.rfile.read(int(self.headers["content-length"]))
+        if self.batches.no_files:
+            self._error(404, "unknown_url", "Unknown request URL: POST /v1/files", "no_files")
+            return
         message = email.parser.BytesParser().parsebytes(
             b"content-type: " + self.headers["content-type"].encode() + b"\r\n\r\n" + raw)
         fields = {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)

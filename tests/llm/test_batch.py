@@ -212,3 +212,14 @@ def test_the_batch_fields_reach_the_job_as_params():
     params = answer_entry("m", {"litellm_model": "openai/gpt-4o", "batch": True, "batch_poll_s": 7})
     assert (params["batch"], params["batch_poll_s"]) == (True, 7)
     assert answer_entry("m", {"litellm_model": "openai/gpt-4o"})["batch"] is False
+
+
+def test_a_provider_without_the_batch_endpoints_stops_the_job_naming_the_field(tmp_path, stub):
+    """An upload answered 404 (a server without the files API): no batch, no call, the field named."""
+    from workflow_scripts.llm.base import PermanentQueryError
+
+    stub.batches.no_files = True
+    with pytest.raises(PermanentQueryError, match=r"models\.m\.batch: false"):
+        run(tmp_path, stub)
+    assert stub.batches.created == 0 and stub.outcomes() == []
+    assert not (tmp_path / "cache" / "batches").exists()

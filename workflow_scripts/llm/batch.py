@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable, Mapping
 
-from workflow_scripts.llm.base import OneOfBatch, Request
+from workflow_scripts.llm.base import OneOfBatch, PermanentQueryError, Request
 from workflow_scripts.llm.cache import ResponseCache, completion_of, find
 from workflow_scripts.llm.spec import ModelSpec
 
@@ -160,8 +160,9 @@ def run_batches(entries: Mapping[str, Mapping], runtime, label: str, play: Calla
             Submission(specs[name], cache, label, requests, halt).run(report)
 
 
-class BatchError(RuntimeError):
-    """The provider rejected a batch upload or creation (see the message for the field to check)."""
+class BatchError(PermanentQueryError):
+    """The provider rejected a batch upload or creation (see the message for the field to check);
+    nothing of that batch was paid, everything answered before stays in the cache."""
 
 
 class Submission:
@@ -258,8 +259,15 @@ class Submission:
         """The batch once it has ended, or None if polling had to stop (the rerun resumes it)."""
         import litellm
 
+        from workflow_scripts.llm.provider import TRANSIENT_ERRORS, _short
+
         while True:
-            batch = litellm.retrieve_batch(batch_id=batch_id, custom_llm_provider=self.provider, **self._transport())
+            try:
+                batch = litellm.retrieve_batch(batch_id=batch_id, custom_llm_provider=self.provider, **self._transport())
+            except TRANSIENT_ERRORS as error:  # a poll that failed is simply made again
+                log.warning("%s: polling batch %s failed (%s); polling again", self.spec.name, batch_id, _short(error))
+                time.sleep(self.spec.batch_poll_s)
+                continue
             counts = batch.request_counts
             log.info("%s: batch %s %s: %s of %d done, %s failed", self.spec.name, batch_id, batch.status,
                      getattr(counts, "completed", "?"), len(self.requests), getattr(counts, "failed", "?"))
