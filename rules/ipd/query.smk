@@ -14,7 +14,7 @@ rule ipd_elicit:
         "logs/ipd/{experiment}/{model}/{condition}.log",
     params:
         condition=lambda w: ipd_condition(w.experiment, w.condition),
-        model=lambda w: model_params(w.model),
+        model=lambda w: model_params(w.model, estimation=experiment_estimation(config["ipd"], w.experiment)),
         templates=lambda w: ipd_templates(w.experiment),
         system_prompt=config["ipd"]["system_prompt"],
         max_reasks=config["ipd"]["max_reasks"],

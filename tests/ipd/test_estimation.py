@@ -181,7 +181,8 @@ def test_the_dag_on_log_probabilities_recovers_strategies_exactly(tmp_path):
     and estimates from log-probabilities; 'tft' samples 4 answers per scenario. prob's strategy is exact,
     from 5 calls; the counts table holds tft only; every table says which method; the estimation check
     puts tft's probabilities (exactly 1 or 0) inside its Wilson intervals, and prob's check requests are
-    its elicitation's, answered from the cache."""
+    its elicitation's, answered from the cache. A second experiment says ``estimation: sample``: both
+    models sample it, 4 answers per scenario (ipd.experiments.<e>.estimation)."""
     from tests.conftest import Workflow
     from tests.stub_server import StubServer
 
@@ -193,7 +194,8 @@ def test_the_dag_on_log_probabilities_recovers_strategies_exactly(tmp_path):
         flow = Workflow(tmp_path, {
             "models": {"prob": model("m1:0.9,0.8,0.3,0.6,0.1", "logprobs"), "tft": model("TFT", "sample")},
             "ipd": {"samples": 4, "max_reasks": 1, "framings": {"none": ""}, "framing_groups": {"neutral": ["none"]},
-                    "experiments": {"original": {"kind": "memory1", "framings": ["none"]}},
+                    "experiments": {"original": {"kind": "memory1", "framings": ["none"]},
+                                    "sampled": {"kind": "memory1", "framings": ["none"], "estimation": "sample"}},
                     "analysis": {"random_opponents": 0, "estimation_check": ["original"]}},
         })
         flow.run()
@@ -208,8 +210,64 @@ def test_the_dag_on_log_probabilities_recovers_strategies_exactly(tmp_path):
     assert set(pd.read_csv(results / "classification.csv")["method"]) == {"probability", "sampled"}
     assert "estimation method of each entrant" in (tmp_path / "results/ipd/tournaments/tables/tournaments.md").read_text()
     calls = pd.DataFrame(outcomes).groupby("model")["logprobs"].agg(["size", "sum"])
-    assert calls.loc["ipd:m1:0.9,0.8,0.3,0.6,0.1"].tolist() == [5, 5], "one call per scenario, none again for the check"
+    # experiment `sampled` (estimation: sample for every model; the same prompts as original): prob samples
+    # 5 scenarios x 4, without log-probabilities; tft's samples there are original's requests, cached
+    assert calls.loc["ipd:m1:0.9,0.8,0.3,0.6,0.1"].tolist() == [5 + 5 * 4, 5], "one call per scenario, none again for the check"
     assert calls.loc["ipd:TFT"].tolist() == [5 * 4 + 5, 5], "20 samples, then 5 check requests"
+    sampled = pd.read_csv(tmp_path / "results/ipd/sampled/strategies.csv").set_index("model")
+    assert sampled["method"].to_dict() == {"prob": "sampled", "tft": "sampled"}
+    assert pd.read_csv(tmp_path / "results/ipd/sampled/counts.csv").groupby("model")["n_valid"].sum().to_dict() == {
+        "prob": 20, "tft": 20}
     check = pd.read_csv(results / "estimation_check.csv")
     assert set(check["model"]) == {"tft"} and check["inside"].all() and len(check) == 5
     assert (results / "figures/estimation_check.png").exists() and (results / "figures/estimation_check.pdf").exists()
+
+
+def test_an_experiment_estimation_a_model_cannot_follow_is_refused_naming_the_field():
+    """ipd.experiments.<e>.estimation: logprobs for a model without log-probabilities (a scripted
+    player: a custom provider returns none unless its capabilities say so) is refused naming the
+    experiment's field and the model; `sample` and `auto` are accepted (auto samples there); a play
+    experiment takes no estimation."""
+    from tests.conftest import scripted_config
+    from workflow_scripts.config.schema import validated
+    from workflow_scripts.errors import ConfigError
+    from workflow_scripts.ipd.design.conditions import experiment_conditions
+    from workflow_scripts.workflow.checks import config_problems
+
+    def problems(estimation):
+        config = scripted_config({"tft": "TFT"})
+        config["ipd"]["experiments"]["original"]["estimation"] = estimation
+        return config_problems(validated(config), ["tft"])
+
+    refused = problems("logprobs")
+    assert len(refused) == 1 and refused[0].startswith("ipd.experiments.original.estimation: logprobs for model tft")
+    assert "capabilities.logprobs" in refused[0]
+    assert problems("sample") == [] and problems("auto") == []
+    config = scripted_config({"tft": "TFT"})
+    config["ipd"]["experiments"]["play"] = {"kind": "play", "framings": ["none"], "estimation": "sample",
+                                            "treatments": {"exact": "The interaction lasts $rounds rounds."}}
+    with pytest.raises(ConfigError, match=r"ipd\.experiments\.play\.estimation: only for elicitation kinds"):
+        experiment_conditions(validated(config)["ipd"], "play")
+
+
+def test_the_plan_follows_an_experiments_estimation():
+    """Paper grid: gpt-4o estimating from log-probabilities asks original's 50 scenarios once each; with
+    ipd.experiments.original.estimation: sample it is sampled 50 times like the others (2500), and
+    with auto the sampling models stay at 2500 while gpt-4o (temperature stated) asks 50."""
+    from workflow_scripts.tools.plan import call_plan, merged_config
+    from workflow_scripts.config.schema import validated
+    from tests.conftest import REPO
+
+    def questions(estimation):
+        config = merged_config([REPO / "config/config.yaml", REPO / "config/paper_ipd.yaml"])
+        config["models"]["gpt-4o"].update(estimation="logprobs")
+        if estimation:
+            config["ipd"]["experiments"]["original"]["estimation"] = estimation
+        config = validated(config)
+        config["cache"]["dir"] = "/nonexistent-cache"
+        plan = call_plan(config, REPO).set_index(["model", "experiment"])["questions"]
+        return plan[("gpt-4o", "original")], plan[("claude-sonnet-4", "original")]
+
+    assert questions(None) == (50, 2500)
+    assert questions("sample") == (2500, 2500)
+    assert questions("auto") == (50, 2500)

@@ -223,14 +223,15 @@ def test_the_command_prints_the_plan_and_refuses_a_bad_config(tmp_path, capsys):
     """`python -m workflow_scripts.tools.plan`: a table and a summary line; a config error exits 2 naming the field.
 
     The default config by hand: IPD original (10 framings + 2 label-swap controls) x 5 scenarios x 10
-    = 600, its estimation check 12 x 5 = 60 log-probability requests, stopping 4 x 5 x 5 = 100, equal
-    gains 4 x 5 x 5 = 100, memory-2 21 x 5 = 105, one-shot 10, play 2 treatments x 10 rounds x 2
-    seats of the self-pair = 40: 1015; CRG 680 decisions (tests/crg/test_analysis_dag.py) + the value
-    questions of neutral_goal, 2 risks x 6 seats x 2 rounds x 2 questions = 48: 1743 questions."""
+    = 600, its estimation check 12 x 5 = 60 log-probability requests; stopping, equal gains, memory-2
+    and one-shot by log-probabilities (estimation: auto, the embedded model: one request per scenario):
+    4 x 5 + 4 x 5 + 21 + 1 = 62; play 2 treatments x 10 rounds x 2 seats of the self-pair = 40: 762;
+    CRG 680 decisions (tests/crg/test_analysis_dag.py) + the value questions of neutral_goal, 2 risks x
+    6 seats x 2 rounds x 2 questions = 48: 1490 questions."""
     assert main(["--directory", str(REPO), "--base", str(REPO / "config/config.yaml"),
                  "--config", f"cache={{'dir': '{tmp_path}'}}"]) == 0
     out = capsys.readouterr().out
-    assert "| gemma3-270m" in out and "plan: 1743 questions" in out
+    assert "| gemma3-270m" in out and "plan: 1490 questions" in out
     assert main(["--base", str(REPO / "config/config.yaml"), "--config", "only_models=nobody"]) == 2
     assert "only_models" in capsys.readouterr().err
 

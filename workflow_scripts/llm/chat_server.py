@@ -4,7 +4,8 @@ llama-cpp-python's server with one of the product's chat templates
 (:mod:`workflow_scripts.llm.chat_templates`) registered as a chat format and chosen with
 ``--chat_format``, so the server never falls back to a format of its own, and with every request
 evaluated from its first token (:func:`evaluate_cold`; ``--reuse_prefix`` keeps the library's prefix
-reuse, for the benchmark only). Started by :func:`workflow_scripts.llm.embedded.embedded_server`.
+reuse, for the benchmark only), and with a request's log-probabilities computed for its answer's
+positions only (:func:`logprobs_by_row`). Started by :func:`workflow_scripts.llm.embedded.embedded_server`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,49 @@ def evaluate_cold() -> None:
     llama_cpp.Llama.generate = cold
 
 
+class RowLogprobs:
+    """The log-softmax of a 2-D logits buffer (positions x vocabulary), each row computed when it is
+    read, as a list of floats: what :meth:`llama_cpp.Llama.logits_to_logprobs` returns for that row
+    (the same float32 values; the function is row by row), without computing the rows nobody reads."""
+
+    def __init__(self, logits, rows: range | None = None, log_softmax=None):
+        self.logits, self.log_softmax = logits, log_softmax
+        self.rows = range(len(logits)) if rows is None else rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return RowLogprobs(self.logits, self.rows[index], self.log_softmax)
+        return self.log_softmax(self.logits[self.rows[index]]).tolist()
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+def logprobs_by_row() -> None:
+    """Make ``llama_cpp.Llama.logits_to_logprobs`` return a :class:`RowLogprobs` for a 2-D buffer.
+
+    llama-cpp-python (0.3.x) derives a completion's log-probabilities from the log-softmax of its
+    whole logits buffer, every prompt position included (``logits_to_logprobs(self._scores)
+    [token_offset:]``), then reads the answer's rows only: about 120 million exponentials for a
+    450-token prompt over Gemma's 262,144-token vocabulary (seconds per request here), where the
+    answer's one row needs 262,144. Its rows are also sorted as numpy scalars; lists of floats sort
+    about twice as fast. 1-D logits (the streaming path) are left to the library.
+    """
+    import llama_cpp
+
+    log_softmax = llama_cpp.Llama.logits_to_logprobs
+
+    def by_row(logits, axis: int = -1):
+        if getattr(logits, "ndim", 1) == 2 and axis in (-1, 1):
+            return RowLogprobs(logits, log_softmax=log_softmax)
+        return log_softmax(logits, axis)
+
+    llama_cpp.Llama.logits_to_logprobs = staticmethod(by_row)
+
+
 def main(argv: list[str]) -> None:
     """Register the template named after ``--chat_template`` and run llama-cpp-python's server with
     the other arguments and ``--chat_format`` of that template.
@@ -47,6 +91,7 @@ def main(argv: list[str]) -> None:
         rest.remove("--reuse_prefix")
     else:
         evaluate_cold()
+    logprobs_by_row()
     from llama_cpp.server.__main__ import main as serve
 
     sys.argv = ["llama_cpp.server", *rest, "--chat_format", register(name)]

@@ -55,7 +55,7 @@ from workflow_scripts.crg.design.jobs import job_templates, planned_jobs
 from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.crg.query.games import play_job
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.ipd.design.conditions import Condition, enabled_experiments, experiment_conditions
+from workflow_scripts.ipd.design.conditions import Condition, enabled_experiments, experiment_conditions, experiment_estimation
 from workflow_scripts.ipd.query.elicit import elicit, probes
 from workflow_scripts.ipd.design.pairs import model_pairs, pair_models
 from workflow_scripts.ipd.query.play import play_pair
@@ -120,7 +120,8 @@ def _ipd_condition_jobs(config: dict, condition: Condition, models: Sequence[str
                 for pair in model_pairs(list(models))]
     asked = probes(condition, system, texts)
     condition = dataclasses.replace(condition, sequential=None)  # the upper bound: every sample asked
-    jobs = [PlanJob("ipd", condition.experiment, _entries(config, [model]), reasks, note,
+    estimation = experiment_estimation(ipd, condition.experiment)
+    jobs = [PlanJob("ipd", condition.experiment, _entries(config, [model], estimation=estimation), reasks, note,
                     lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts), condition.samples)
             for model in models]
     if condition.experiment in (ipd.get("analysis") or {}).get("estimation_check", []):

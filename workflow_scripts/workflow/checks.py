@@ -9,7 +9,7 @@ from workflow_scripts.config.checks import key_name_problems, model_spec_problem
 from workflow_scripts.crg.design.checks import crg_template_problems
 from workflow_scripts.crg.design.jobs import planned_jobs
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.ipd.design.checks import payoff_problems
+from workflow_scripts.ipd.design.checks import estimation_problems, payoff_problems
 from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_conditions
 
 
@@ -57,6 +57,8 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
     - a credential among a selected model's parameters (``ModelSpec.check_no_secrets``);
     - ``ipd.experiments.<e>.payoffs`` that is not a prisoner's dilemma on a memory-1 / memory-2
       experiment, whose classification and tournaments need one;
+    - ``ipd.experiments.<e>.estimation`` that a model cannot follow
+      (:func:`~workflow_scripts.ipd.design.checks.estimation_problems`);
     - ``crg.designs.<d>.conditions.<c>.template`` naming no template file, or one with an
       unknown placeholder.
 
@@ -72,5 +74,6 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
         *parameter_key_problems(config, models),
         *model_spec_problems(config, models),
         *payoff_problems(config),
+        *estimation_problems(config, models),
         *crg_template_problems(config, models, basedir),
     ]

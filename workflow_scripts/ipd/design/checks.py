@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from workflow_scripts.config.checks import study_models
+from workflow_scripts.errors import ConfigError
 from workflow_scripts.gametheory.payoffs import prisoners_dilemma_violation
-from workflow_scripts.ipd.design.conditions import enabled_experiments
+from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_estimation
+from workflow_scripts.llm.spec import ModelSpec
 
 
 def payoff_problems(config: dict) -> list[str]:
@@ -28,4 +31,26 @@ def payoff_problems(config: dict) -> list[str]:
                 f"a {spec['kind']} experiment's strategies are classified as Nash / partner / rival and enter "
                 "tournaments, which need one. Give (a_LL, a_LR, a_RL, a_RR) in this order, e.g. [3, 0, 5, 1]"
             )
+    return problems
+
+
+def estimation_problems(config: dict, selected: list[str]) -> list[str]:
+    """``ipd.experiments.<e>.estimation`` that a model of the study cannot follow (``logprobs`` for a
+    model whose log-probabilities cannot be exact: :meth:`~workflow_scripts.llm.spec.ModelSpec.check_estimation`),
+    each naming the field, the model and the fix.
+
+    Args:
+        config: the validated config; selected: the selected model names.
+    """
+    ipd, custom = config["ipd"], list(config.get("custom_providers") or {})
+    problems = []
+    for experiment in enabled_experiments(ipd):
+        override = experiment_estimation(ipd, experiment)
+        for name in study_models(config, selected, "ipd") if override else ():
+            try:
+                ModelSpec.from_config(name, {**config["models"][name], "estimation": override}, custom)
+            except ConfigError as error:
+                problems.append(f"ipd.experiments.{experiment}.estimation: {override} for model {name}: {error} "
+                                f"(or set ipd.experiments.{experiment}.estimation: auto, which samples where "
+                                "log-probabilities cannot be exact)")
     return problems

@@ -114,6 +114,12 @@ def experiment_conditions(ipd: dict, experiment: str) -> list[Condition]:
     return conditions + label_controls(conditions, spec.get("label_swap"), f"ipd.experiments.{experiment}.label_swap")
 
 
+def experiment_estimation(ipd: dict, experiment: str) -> str | None:
+    """``ipd.experiments.<experiment>.estimation`` (``sample``, ``logprobs`` or ``auto``: how every
+    model estimates this experiment's scenarios), or None: each model's own ``estimation``."""
+    return ipd["experiments"][experiment].get("estimation")
+
+
 def sequential_design(spec: dict) -> dict | None:
     """``{"round", "confidence"}`` of an experiment's enabled ``sequential`` entry (schema defaults
     filled in), or None for the fixed design."""
@@ -191,7 +197,7 @@ def _check_fields(spec: dict, field: str) -> None:
     if kind in ("one_shot", "play") and "stopping_probabilities" in spec:
         raise ConfigError(f"{field}.stopping_probabilities: only for kinds memory1 and memory2, not {kind}")
     if kind == "play":
-        for elicitation_field in ("equal_gains_x", "sequential"):
+        for elicitation_field in ("equal_gains_x", "sequential", "estimation"):
             if elicitation_field in spec:
                 raise ConfigError(f"{field}.{elicitation_field}: only for elicitation kinds "
                                   "(memory1, memory2, one_shot), not play")
