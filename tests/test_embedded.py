@@ -35,7 +35,9 @@ def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
         "embedded": {"model_dir": MODEL_DIR},
         "models": {"gemma3-270m": embedded_entry()},
         "ipd": {"samples": 3, "max_reasks": 2, "framings": {"none": ""},
-                "experiments": {"original": {"kind": "memory1", "payoffs": [3, 0, 5, 1], "framings": ["none"]}}},
+                "experiments": {"original": {"kind": "memory1", "payoffs": [3, 0, 5, 1], "framings": ["none"]}},
+                # every analysis job runs; their sizes are not what this test is about (scripted-player tests check them)
+                "analysis": {"random_opponents": 100, "confidence": {"draws": 100, "share_draws": 20, "opponents": 20}}},
     })
     servers_before = llama_servers(flow.root)
     flow.run()

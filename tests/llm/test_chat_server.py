@@ -53,3 +53,43 @@ def test_only_the_rows_read_are_computed(monkeypatch):
     chat_server.logprobs_by_row()
     rows = llama_cpp.Llama.logits_to_logprobs(np.zeros((450, 16), dtype=np.single))[449:]
     assert shapes == [] and len(list(rows)) == 1 and shapes == [(16,)]
+
+
+def test_another_llama_cpp_release_is_refused(monkeypatch):
+    """last_rows_only replaces the Llama.eval of one release; another one is refused, naming both."""
+    monkeypatch.setattr(llama_cpp, "__version__", "0.3.99")
+    with pytest.raises(RuntimeError, match=r"0\.3\.99.*0\.3\.36"):
+        chat_server.last_rows_only()
+
+
+@pytest.mark.embedded
+def test_the_rows_that_are_read_are_the_librarys_on_the_embedded_model(monkeypatch):
+    """Gemma 3 270M in-process, logits_all as the server creates it: a 300-token prompt evaluated in
+    batches of 128 by the library's eval and by last_rows_only's gives the same last-position logits,
+    bit for bit, and a greedy completion with log-probabilities (the rows of the answer positions) is
+    the same text with the same top log-probabilities; the patched eval leaves the rows of the other
+    prompt positions unwritten (zero on a fresh model)."""
+    from tests.embedded_helpers import MODEL_DIR
+    from workflow_scripts.llm.embedded import gguf_path
+
+    llm = llama_cpp.Llama(str(gguf_path("gemma3-270m-q4-k-m", MODEL_DIR)), n_ctx=512, n_batch=128, logits_all=True,
+                          n_threads=2, seed=1, verbose=False)
+    tokens = llm.tokenize(("Round 3: Player 1 contributed 2 units, Player 2 contributed 4. " * 20).encode())[:300]
+    prompt = "You choose L or R. Do you choose L or R? Answer: "
+
+    def run():
+        llm.reset()
+        llm.scores[:] = 0
+        llm.eval(tokens)
+        last, first = llm.scores[len(tokens) - 1].copy(), llm.scores[0].copy()
+        llm.reset()
+        done = llm.create_completion(prompt, max_tokens=3, temperature=0, logprobs=10)["choices"][0]
+        return last, first, done["text"], done["logprobs"]["top_logprobs"]
+
+    library = run()
+    monkeypatch.setattr(llama_cpp.Llama, "eval", llama_cpp.Llama.eval)
+    chat_server.last_rows_only()
+    patched = run()
+    assert np.array_equal(library[0], patched[0]) and library[0].any()
+    assert library[1].any() and not patched[1].any(), "only the last position of a batch is computed"
+    assert library[2] == patched[2] and library[3] == patched[3]

@@ -1,11 +1,13 @@
-"""``python -m workflow_scripts.llm.chat_server --chat_template NAME [--reuse_prefix] <llama_cpp.server arguments>``.
+"""``python -m workflow_scripts.llm.chat_server --chat_template NAME [--reuse_prefix] [--all_logits] <llama_cpp.server arguments>``.
 
 llama-cpp-python's server with one of the product's chat templates
 (:mod:`workflow_scripts.llm.chat_templates`) registered as a chat format and chosen with
 ``--chat_format``, so the server never falls back to a format of its own, and with every request
 evaluated from its first token (:func:`evaluate_cold`; ``--reuse_prefix`` keeps the library's prefix
-reuse, for the benchmark only), and with a request's log-probabilities computed for its answer's
-positions only (:func:`logprobs_by_row`). Started by :func:`workflow_scripts.llm.embedded.embedded_server`.
+reuse, for the benchmark only), with llama.cpp asked for the logits of the positions that are read
+only (:func:`last_rows_only`; ``--all_logits`` keeps the library's evaluation of every position, to
+measure what that saves) and a request's log-probabilities computed for its answer's positions only
+(:func:`logprobs_by_row`). Started by :func:`workflow_scripts.llm.embedded.embedded_server`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,48 @@ def evaluate_cold() -> None:
         return generate(self, *args, **kwargs)
 
     llama_cpp.Llama.generate = cold
+
+
+EVALUATED_VERSION = "0.3.36"
+"""The llama-cpp-python release whose ``Llama.eval`` :func:`last_rows_only` replaces (its code is
+that method's, but for which logits it asks for): another release is refused until checked."""
+
+
+def last_rows_only() -> None:
+    """Make ``llama_cpp.Llama.eval`` ask llama.cpp for the logits of each batch's last token only.
+
+    The server creates its model with ``logits_all`` (its default, which log-probabilities need), so
+    llama.cpp computes the output layer (640 x 262,144 for Gemma 3 270M) at every prompt position
+    and the library copies each row into its buffer: about 60% of a cold request's time here, for
+    rows nothing reads. What reads the buffer reads the rows of positions whose token comes next: the
+    last prompt position and each answer position (sampling, stopping criteria, a completion's
+    log-probabilities), and each is the last token of the batch that evaluates it, so those rows are
+    the same; the others keep stale values, so ``echo`` with log-probabilities (the prompt's own
+    log-probabilities; the product never asks for them) would read wrong ones.
+
+    Raises:
+        RuntimeError: llama-cpp-python is not :data:`EVALUATED_VERSION`.
+    """
+    import llama_cpp
+    import numpy as np
+
+    if llama_cpp.__version__ != EVALUATED_VERSION:
+        raise RuntimeError(f"llama-cpp-python {llama_cpp.__version__}: chat_server.last_rows_only replaces the "
+                           f"Llama.eval of {EVALUATED_VERSION}; check the new one and update EVALUATED_VERSION")
+
+    def evaluate(self, tokens):
+        self._ctx.kv_cache_seq_rm(-1, self.n_tokens, -1)
+        for start in range(0, len(tokens), self.n_batch):
+            batch = tokens[start:start + self.n_batch]
+            n_past, n_tokens = self.n_tokens, len(batch)
+            self._batch.set_batch(batch=batch, n_past=n_past, logits_all=False)  # the last token's logits
+            self._ctx.decode(self._batch)
+            self.input_ids[n_past:n_past + n_tokens] = batch
+            self.scores[n_past + n_tokens - 1, :] = np.ctypeslib.as_array(self._ctx.get_logits(), shape=(self._n_vocab,))
+            self.n_tokens += n_tokens
+            self._requires_eval = False
+
+    llama_cpp.Llama.eval = evaluate
 
 
 class RowLogprobs:
@@ -92,6 +136,10 @@ def main(argv: list[str]) -> None:
     else:
         evaluate_cold()
     logprobs_by_row()
+    if "--all_logits" in rest:
+        rest.remove("--all_logits")
+    else:
+        last_rows_only()
     from llama_cpp.server.__main__ import main as serve
 
     sys.argv = ["llama_cpp.server", *rest, "--chat_format", register(name)]

@@ -20,12 +20,17 @@ with rule_log(snakemake.log[0]):
     strategies = pd.read_csv(snakemake.input.strategies, keep_default_na=False, na_values=[""])
     strategies[["reading", "pattern", "nearest"]] = strategies[["reading", "pattern", "nearest"]].fillna("")
     note = MEMORY2_NOTE if kind_of_columns(strategies.columns) == "memory2" else ""
+    tables = counts_tables(counts)
     with open(snakemake.output.counts, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
-            f"{experiment}: number of L per scenario (shape of Tables S4-S11)", counts_tables(counts),
+            f"{experiment}: number of L per scenario (shape of Tables S4-S11)", tables,
             "`{key}`: number of times each model chose L, out of its valid answers (sampled answers only; "
             "scenarios estimated from log-probabilities are in the strategy tables)." + note,
         ))
+        if not tables:
+            handle.write(f"\nNo answer of {experiment} was sampled: every model estimated its scenarios from "
+                         "log-probabilities (ipd.experiments.<e>.estimation, models.<m>.estimation); their "
+                         "probabilities are in the strategy tables (tables/strategies.md).\n")
     with open(snakemake.output.strategies, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
             f"{experiment}: inferred strategies (shape of Tables S12-S26)", strategy_tables(strategies),
