@@ -250,10 +250,11 @@ def test_an_experiment_estimation_a_model_cannot_follow_is_refused_naming_the_fi
         experiment_conditions(validated(config)["ipd"], "play")
 
 
+@pytest.mark.slow  # three spend plans of the paper grid (prompt tokens counted with each model's tokenizer)
 def test_the_plan_follows_an_experiments_estimation():
     """Paper grid: gpt-4o estimating from log-probabilities asks original's 50 scenarios once each; with
     ipd.experiments.original.estimation: sample it is sampled 50 times like the others (2500), and
-    with auto the sampling models stay at 2500 while gpt-4o (temperature stated) asks 50."""
+    with auto the sampling models stay at 2500 while gpt-4o (temperature stated) asks 50."""  # noqa: E501
     from workflow_scripts.tools.plan import call_plan, merged_config
     from workflow_scripts.config.schema import validated
     from tests.conftest import REPO
@@ -261,13 +262,18 @@ def test_the_plan_follows_an_experiments_estimation():
     def questions(estimation):
         config = merged_config([REPO / "config/config.yaml", REPO / "config/paper_ipd.yaml"])
         config["models"]["gpt-4o"].update(estimation="logprobs")
+        config["ipd"]["models"] = ["gpt-4o", "claude-sonnet-4"]  # two models, two experiments: a quick plan
+        for other in ("equal_gains", "memory2", "one_shot", "play"):
+            config["ipd"]["experiments"][other]["enabled"] = False
         if estimation:
             config["ipd"]["experiments"]["original"]["estimation"] = estimation
         config = validated(config)
         config["cache"]["dir"] = "/nonexistent-cache"
         plan = call_plan(config, REPO).set_index(["model", "experiment"])["questions"]
-        return plan[("gpt-4o", "original")], plan[("claude-sonnet-4", "original")]
+        return plan[("gpt-4o", "original")], plan[("claude-sonnet-4", "original")], plan[("gpt-4o", "stopping")]
 
-    assert questions(None) == (50, 2500)
-    assert questions("sample") == (2500, 2500)
-    assert questions("auto") == (50, 2500)
+    # stopping: 4 w x 5 scenarios; the overlay's estimation: null there gives gpt-4o its own logprobs
+    # back (the default config's `auto` is undone), so 20 requests, not 4 x 5 x 50 = 1000 samples
+    assert questions(None) == (50, 2500, 20)
+    assert questions("sample") == (2500, 2500, 20)
+    assert questions("auto") == (50, 2500, 20)
