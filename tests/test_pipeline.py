@@ -65,6 +65,7 @@ def test_partial_rerun_of_one_model_and_condition(workflow):
     assert flow.provider_calls() == 5
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_replay_mode_lists_what_is_missing_and_calls_nothing(workflow):
     """Replay with an empty cache: the job fails naming the missing requests; no provider call."""
     config = scripted_config({"tft": "TFT"}, samples=2, framings=("none",))

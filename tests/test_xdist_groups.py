@@ -11,7 +11,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 
+
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_tests_of_one_xdist_group_run_on_one_worker(tmp_path):
     (tmp_path / "test_grouped.py").write_text(textwrap.dedent("""
         import os

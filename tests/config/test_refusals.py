@@ -135,6 +135,7 @@ def test_bad_config_is_refused_before_any_call_naming_the_field(workflow, edit, 
     assert flow.provider_calls() == 0 and not (flow.root / "results").exists()
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_the_base_config_is_accepted(workflow):
     """The control: base_config() itself passes every check and plans all four designs."""
     flow = workflow(base_config())
@@ -143,6 +144,7 @@ def test_the_base_config_is_accepted(workflow):
     assert flow.provider_calls() == 0
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_duplicate_model_names_are_refused_naming_file_line_and_field(workflow):
     """PyYAML keeps the last of two equal keys; the workflow refuses the file instead."""
     flow = workflow(base_config())
@@ -156,6 +158,7 @@ def test_duplicate_model_names_are_refused_naming_file_line_and_field(workflow):
     assert flow.provider_calls() == 0
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_yaml_syntax_error_in_the_base_config_names_file_and_line(workflow, tmp_path):
     """config/config.yaml in the working directory with a bad indent (line 4): file and line named."""
     flow = workflow(base_config())
@@ -167,6 +170,7 @@ def test_yaml_syntax_error_in_the_base_config_names_file_and_line(workflow, tmp_
     assert "config/config.yaml: line 4, column 4: YAML syntax error" in output, output[-3000:]
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_yaml_syntax_error_in_an_overlay_is_named_by_snakemake_itself(workflow):
     """``snakemake -n --configfile overlay.yaml`` with a bad indent on line 3: the error names the
     file, line and column and the fix (the project's reader, run before Snakemake parses the file:
@@ -197,6 +201,7 @@ def test_yaml_syntax_error_in_an_overlay_is_located_by_the_check_command(tmp_pat
 @pytest.mark.parametrize("key", ["sk-proj-Zq8vL2mN4pR6tX0yB3cD5fH7jK9", "SKPROJZQ8VL2MN4PR6TX0YB3CD5FH7JK9QW",
                                  "AKIA" + "".join(secrets.choice(string.ascii_uppercase + string.digits) for _ in range(15)) + "7"],
                          ids=["openai-style", "all-capitals", "aws-access-key-id"])
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_a_key_pasted_into_api_key_env_is_never_echoed(workflow, key):
     """Refused naming models.tft.api_key_env; the key is in no output and no file the run wrote.
 
@@ -217,6 +222,7 @@ def test_a_key_pasted_into_api_key_env_is_never_echoed(workflow, key):
     assert flow.provider_calls() == 0
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_missing_key_is_a_warning_in_a_dry_run_and_stops_a_real_run(workflow):
     """A model whose key variable is unset: -n lists the jobs and warns; a real run starts no job."""
     config = base_config()
@@ -231,6 +237,7 @@ def test_missing_key_is_a_warning_in_a_dry_run_and_stops_a_real_run(workflow):
     assert flow.provider_calls() == 0 and not (flow.root / "results").exists() and not (flow.root / "logs").exists()
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_api_base_where_nothing_listens_stops_a_real_run_before_any_job(workflow):
     """A hosted model at a loopback port nobody listens on: a dry run lists the jobs and warns naming
     models.local.api_base (issue 18: it said nothing); a real run is refused at start."""
@@ -248,6 +255,7 @@ def test_api_base_where_nothing_listens_stops_a_real_run_before_any_job(workflow
     assert flow.provider_calls() == 0 and not (flow.root / "logs").exists()
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_paper_overlay_dry_run_shows_the_jobs_and_warns_about_each_missing_key(tmp_path):
     """config/paper_ipd.yaml before any key is set: -n succeeds, plans the five models' jobs and
     names each missing key; the same real run refuses to start (replay mode as a safety net)."""

@@ -85,6 +85,7 @@ def assert_mdp_equals_brute_force(strategy, w):
     assert from_mdp == pytest.approx(enumerated, abs=1e-8)
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 @pytest.mark.parametrize("w", [0.0, 0.02])
 @pytest.mark.parametrize("seed", range(5))
 def test_random_memory_two_mdp_equals_brute_force(seed, w):

@@ -184,6 +184,7 @@ SIMULATED = [
 ]
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 @pytest.mark.parametrize("focal, co_player", SIMULATED)
 def test_axelrod_matches_with_stopping_probability(focal, co_player):
     """Axelrod library (4.13.1) matches with prob_end = w = 0.1: w * total score is an unbiased

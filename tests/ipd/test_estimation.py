@@ -132,6 +132,7 @@ def test_the_estimation_check_takes_memory1_experiments_only():
         analysis_settings({**ipd, "analysis": {"estimation_check": ["memory2"]}})
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_plan_calls_by_method():
     """Per scenario with 50 samples: 50 calls sampled one by one, ceil(50/8) = 7 with n = 8, 1 with
     log-probabilities. In the spend plan of the paper grid (ipd.max_reasks 2, nothing cached), original

@@ -8,6 +8,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from tests.conftest import REPO
 from tests.stub_server import StubServer
 
@@ -23,6 +25,7 @@ ASK = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_two_processes_asking_one_request_at_once_make_one_call(tmp_path):
     """Without the lock the second process's request would reach the stub while the first's is held
     (within the 3 s it is given): two calls. With it, the second waits and finds the first's answer."""

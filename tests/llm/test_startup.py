@@ -44,6 +44,7 @@ def ask(cache: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_a_cached_answer_is_read_without_importing_litellm(tmp_path):
     """First run: one call through the scripted provider (litellm imported); second run: the same
     answer from the cache, no call, no litellm. TFT opens with L (Axelrod 1984)."""

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from workflow_scripts.tools.classify import main
 from workflow_scripts.gametheory.memory import column_names
@@ -55,6 +56,7 @@ def run_command(*arguments):
                           cwd=ROOT, capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_bad_probability_exit_code_and_message(tmp_path):
     """A probability of 1.2 on line 3 column pRL: exit status 2, message naming line and column,
     no traceback."""

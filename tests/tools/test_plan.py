@@ -204,6 +204,7 @@ def test_the_plan_follows_the_run_selection(tmp_path):
     assert plan["questions"].sum() == 15
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_paper_ipd_overlay_by_hand():
     """config/paper_ipd.yaml, per model, by hand: original 10 framings x 5 scenarios x 50 = 2500;
     stopping 4 x 5 x 50 = 1000; equal gains 11 x 5 x 50 = 2750; memory-2 21 x 50 = 1050; one-shot 50;
@@ -219,6 +220,7 @@ def test_paper_ipd_overlay_by_hand():
     assert questions[("gpt-5", "play")] == 120 and questions[("gpt-5", "equal_gains")] == 2750
 
 
+@pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_the_command_prints_the_plan_and_refuses_a_bad_config(tmp_path, capsys):
     """`python -m workflow_scripts.tools.plan`: a table and a summary line; a config error exits 2 naming the field.
 
