@@ -120,3 +120,35 @@ def test_schema_error_on_a_key_field_withholds_the_value():
     message = explain_validation_error(raised.value, config)
     assert "models.gpt-4o.api_key_env" in message and "sk-proj" not in message
 
+
+
+def _schema_message(edit) -> str:
+    """explain_validation_error's message for the default config after ``edit(config)``."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    from workflow_scripts.config.checks import explain_validation_error
+
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    edit(config)
+    with pytest.raises(WorkflowError) as raised:
+        validate(config, str(REPO / "config/schema/config.schema.yaml"))
+    return explain_validation_error(raised.value, config)
+
+
+def test_a_misspelt_key_gets_the_allowed_key_it_is_closest_to():
+    """ipd.sampels: the message names the field and suggests samples; a key like no allowed one
+    (zzz) gets no suggestion."""
+    message = _schema_message(lambda c: c["ipd"].update(sampels=3))
+    assert "field ipd.sampels" in message and "did you mean 'sampels' -> 'samples'?" in message
+    assert "did you mean" not in _schema_message(lambda c: c["ipd"].update(zzz=3))
+
+
+def test_a_number_that_arrives_as_text_says_so():
+    """A nested --config value ("ipd={samples: 3}") reaches the config as the text '3': the message says
+    the value is text and where to give it; a non-numeric text ('ten') does not get that hint."""
+    message = _schema_message(lambda c: c["ipd"].update(samples="3"))
+    assert "field ipd.samples" in message and "The value is the text '3'" in message and "--configfile" in message
+    message = _schema_message(lambda c: c["models"]["gemma3-270m"]["decoding"].update(temperature="5"))
+    assert "The value is the text '5'" in message
+    assert "The value is the text" not in _schema_message(lambda c: c["ipd"].update(samples="ten"))

@@ -44,12 +44,39 @@ def explain_validation_error(error: Exception, config: dict | None = None) -> st
     message = f"config error in field {field}: {what}"
     if hint:
         message += f" (expected: {hint})"
+    if cause.validator == "additionalProperties" and isinstance(cause.instance, dict):
+        message += _did_you_mean(cause)
+    if cause.validator == "type" and _number_as_text(cause):
+        message += (f". The value is the text {cause.instance!r}: a number inside a nested --config value (such as "
+                    "--config \"ipd={samples: 3}\") reaches the config as text; give it in a --configfile overlay")
     if path and path[0] in SELECTION_FIELDS and cause.validator == "type":
         message += (f". A --config value that looks like a number arrives as a number: {path[0]} takes names "
                     "(condition ids such as base or none-w=0.5, model names), not risks or other values; "
                     "risks are set in crg.designs.<design>.conditions.<name>.p")
     message += ". Fix it in the config file(s) (config/config.yaml and any --configfile) or the --config value; schema: config/schema/config.schema.yaml"
     return redact(message, config or {})
+
+
+def _did_you_mean(cause) -> str:
+    """'; did you mean samples?' for each unexpected key close to an allowed one (difflib), else ''."""
+    import difflib
+
+    allowed = sorted((cause.schema or {}).get("properties") or {})
+    guesses = [f"{key!r} -> {match[0]!r}" for key in cause.instance if key not in allowed
+               for match in [difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)] if match]
+    return f"; did you mean {', '.join(guesses)}?" if guesses else ""
+
+
+def _number_as_text(cause) -> bool:
+    """True if a value the schema wants as a number is text that reads as one (``'3'``)."""
+    wanted = cause.validator_value if isinstance(cause.validator_value, list) else [cause.validator_value]
+    if not isinstance(cause.instance, str) or not {"integer", "number"} & set(wanted):
+        return False
+    try:
+        float(cause.instance)
+    except ValueError:
+        return False
+    return True
 
 
 def names(value: str | list | None) -> list[str]:

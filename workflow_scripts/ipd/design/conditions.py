@@ -200,7 +200,7 @@ def _check_fields(spec: dict, field: str) -> None:
         for elicitation_field in ("equal_gains_x", "sequential", "estimation"):
             if elicitation_field in spec:
                 raise ConfigError(f"{field}.{elicitation_field}: only for elicitation kinds "
-                                  "(memory1, memory2, one_shot), not play")
+                                  f"(memory1, memory2, one_shot), not play; remove {field}.{elicitation_field}")
         if not spec.get("treatments"):
             raise ConfigError(f"{field}.treatments: kind play needs treatments, e.g. "
                               "{exact: 'The interaction lasts $rounds rounds.'}")
