@@ -1,9 +1,12 @@
 """Prefix reuse against cold evaluation on the embedded server (issue 18): the answers and
 log-probabilities of the same seeded requests after two different histories, and time per request.
 
-Usage: python benchmarks/embedded_prefix_reuse.py cold|warm [model_dir]  (warm: the stock server, with
-prefix reuse; cold: the pipeline's server, workflow_scripts.llm.chat_server.evaluate_cold). Prints one JSON line.
+Usage: python benchmarks/embedded_prefix_reuse.py aligned|library|cold [model_dir]  (aligned: the pipeline's
+server, which keeps a shared prefix up to a batch boundary, workflow_scripts.llm.chat_server.aligned_prefix_reuse;
+library: llama-cpp-python's own prefix reuse; cold: every request evaluated from its first token,
+chat_server.evaluate_cold). Prints one JSON line; run two modes and compare `answers` for exactness.
 """
+import hashlib
 import json
 import sys
 import time
@@ -33,8 +36,7 @@ def ask(base, text, seed):
     return c["message"]["content"], [(x["token"], x["logprob"]) for x in c["logprobs"]["content"][0]["top_logprobs"]], time.perf_counter() - t
 
 mode = sys.argv[1]
-if mode == "warm":
-    E.REUSE_PREFIX = True
+E.REUSE_PREFIX = None if mode == "aligned" else mode
 targets = [prompt(r, 0) for r in range(1, 11)]
 results = {}
 with E.embedded_server(MODEL, Path(f"logs/servers/prefix-reuse-{mode}.log"), threads=2) as served:
@@ -49,4 +51,5 @@ with E.embedded_server(MODEL, Path(f"logs/servers/prefix-reuse-{mode}.log"), thr
 same_lp = sum(x[1] == y[1] for x, y in zip(results["A"][0], results["B"][0]))
 same_answer = sum(x[0] == y[0] for x, y in zip(results["A"][0], results["B"][0]))
 print(json.dumps({"mode": mode, "requests": len(targets), "identical_logprobs": same_lp, "identical_answers": same_answer,
-                  "mean_s_in_order_A": sum(results["A"][1]) / len(targets), "total_s_A": sum(results["A"][1])}))
+                  "mean_s_in_order_A": sum(results["A"][1]) / len(targets), "total_s_A": sum(results["A"][1]),
+                  "answers_sha256": hashlib.sha256(json.dumps(results["A"][0]).encode()).hexdigest()[:16]}))

@@ -1,7 +1,5 @@
 """Shared by the tests that run the real embedded model (Gemma 3 270M on llama.cpp, loopback only)."""
 
-import contextlib
-
 from tests.conftest import REPO
 from workflow_scripts.llm import Runtime
 
@@ -21,23 +19,3 @@ def embedded_runtime(tmp_path) -> Runtime:
     """A runtime whose cache and server logs live under ``tmp_path``."""
     return Runtime(str(tmp_path / "cache"), embedded={"model_dir": MODEL_DIR, "n_ctx": 2048, "threads": 2},
                    log_dir=str(tmp_path / "logs"))
-
-
-@contextlib.contextmanager
-def prefix_reuse():
-    """Servers started inside reuse the prompt prefix they share with the request before (the library's
-    default; the pipeline's server evaluates every request cold: workflow_scripts.llm.chat_server).
-
-    For the tests that measure a sampling distribution from hundreds of draws of one prompt: reuse
-    changes the logits only in their last bits (tests/test_embedded_reproducibility.py pins the cold
-    server's exactness), not the distribution a test of 200-300 draws can see, and cold evaluation
-    would evaluate every draw's whole prompt again (about 3x the prefill, README "Reproducible answers
-    on the embedded model"), minutes of CI per test.
-    """
-    import workflow_scripts.llm.embedded as embedded
-
-    before, embedded.REUSE_PREFIX = embedded.REUSE_PREFIX, True
-    try:
-        yield
-    finally:
-        embedded.REUSE_PREFIX = before

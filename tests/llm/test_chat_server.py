@@ -93,3 +93,53 @@ def test_the_rows_that_are_read_are_the_librarys_on_the_embedded_model(monkeypat
     assert np.array_equal(library[0], patched[0]) and library[0].any()
     assert library[1].any() and not patched[1].any(), "only the last position of a batch is computed"
     assert library[2] == patched[2] and library[3] == patched[3]
+
+
+@pytest.mark.parametrize("previous, tokens, n_batch, kept", [
+    (list(range(100)), list(range(70)) + [-1] * 10, 32, 64),  # 70 shared tokens: two whole batches
+    (list(range(100)), list(range(64)) + [-1], 32, 64),  # exactly two batches shared
+    (list(range(100)), list(range(63)) + [-1], 32, 32),  # one token short of the second boundary
+    (list(range(100)), list(range(64)), 32, 32),  # the whole prompt shared: its last token is evaluated again
+    (list(range(100)), list(range(65)), 32, 64),
+    (list(range(100)), list(range(31)) + [-1], 32, 0),  # less than a batch
+    ([], list(range(40)), 32, 0),  # a fresh server
+    ([5] + list(range(1, 100)), list(range(100)), 32, 0),  # the first token differs
+])
+def test_the_kept_prefix_ends_on_a_batch_boundary_before_the_last_token(previous, tokens, n_batch, kept):
+    assert chat_server.aligned_prefix(previous, tokens, n_batch) == kept
+
+
+@pytest.mark.embedded
+def test_aligned_prefix_reuse_evaluates_less_and_answers_as_a_cold_evaluation(monkeypatch):
+    """Gemma 3 270M in-process in batches of 32, as the server evaluates: prompt B shares its first
+    200 tokens with prompt A. Asked after A, B decodes only its positions from 192 on (six batches
+    kept) and its greedy completion has the text and top log-probabilities of B evaluated from its
+    first token on a model that evaluated nothing before, to the last bit."""
+    from tests.embedded_helpers import MODEL_DIR
+    from workflow_scripts.llm.embedded import gguf_path
+
+    monkeypatch.setattr(llama_cpp.Llama, "eval", llama_cpp.Llama.eval)
+    monkeypatch.setattr(llama_cpp.Llama, "generate", llama_cpp.Llama.generate)
+    chat_server.last_rows_only()
+    chat_server.aligned_prefix_reuse()
+
+    def model():
+        return llama_cpp.Llama(str(gguf_path("gemma3-270m-q4-k-m", MODEL_DIR)), n_ctx=512, n_batch=32, n_ubatch=32,
+                               logits_all=True, n_threads=2, seed=1, verbose=False)
+
+    shared = model().tokenize(("Round 3: Player 1 contributed 2 units, Player 2 contributed 4. " * 20).encode())[:200]
+    a, b = shared + [1041] * 40, shared + [3689] * 25
+
+    def complete(llm, tokens):
+        done = llm.create_completion(tokens, max_tokens=3, temperature=0, logprobs=10)["choices"][0]
+        return done["text"], done["logprobs"]["top_logprobs"]
+
+    cold = complete(model(), b)
+    llm = model()
+    complete(llm, a)
+    decoded = []
+    decode = llm._ctx.decode
+    monkeypatch.setattr(llm._ctx, "decode", lambda batch: (decoded.append(batch.n_tokens()), decode(batch))[1])
+    after_a = complete(llm, b)
+    assert after_a == cold
+    assert decoded == [32, 1, 1, 1]  # positions 192-223, position 224, then the first two answer tokens

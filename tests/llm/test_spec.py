@@ -108,9 +108,13 @@ def test_other_providers_get_no_llama_cpp_samplers():
     assert "extra_body" not in params() and "top_k" not in params()
 
 
-def test_embedded_identity_is_the_gguf_hash_known_before_the_file_exists():
-    spec = ModelSpec.from_config("m", EMBEDDED)
-    assert spec.served_by.startswith("gguf-sha256:") and len(spec.served_by) == len("gguf-sha256:") + 64
+def test_embedded_identity_is_the_gguf_hash_known_before_the_file_exists_and_the_servers_batch_size(monkeypatch):
+    import workflow_scripts.llm.embedded as embedded
+
+    sha, evaluation = ModelSpec.from_config("m", EMBEDDED).served_by.split(";")
+    assert sha.startswith("gguf-sha256:") and len(sha) == len("gguf-sha256:") + 64 and evaluation == "n_batch=32"
+    monkeypatch.setattr(embedded, "N_BATCH", 64)
+    assert ModelSpec.from_config("m", EMBEDDED).served_by == f"{sha};n_batch=64"
 
 
 def test_credentials_in_parameters_are_refused_without_echoing_them():

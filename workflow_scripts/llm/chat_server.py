@@ -35,6 +35,53 @@ def evaluate_cold() -> None:
     llama_cpp.Llama.generate = cold
 
 
+def aligned_prefix(previous, tokens, n_batch: int) -> int:
+    """How many leading tokens of ``tokens`` an evaluation may keep from the one before (its tokens
+    ``previous``) and still compute every logit bit for bit as a cold evaluation does: the longest
+    common prefix, at most all but the last token (whose logits are read), rounded down to a
+    multiple of ``n_batch``. A cold evaluation decodes positions [0, n_batch), [n_batch, 2 n_batch),
+    ...; keeping a multiple of ``n_batch`` makes the evaluation of the rest decode exactly those
+    batches, over keys and values computed by exactly those batches (llama.cpp's result for a
+    position depends on which batch computed it, README "Reproducible answers on the embedded
+    model").
+
+    Args:
+        previous: token ids of the evaluated context (prompt and answer of the request before).
+        tokens: token ids of the new prompt. n_batch: the server's batch size (``--n_batch``,
+        equal to ``--n_ubatch``).
+
+    Returns:
+        The number of tokens to keep, a multiple of ``n_batch`` in [0, len(tokens) - 1].
+    """
+    common = 0
+    for a, b in zip(previous, tokens[:-1]):
+        if a != b:
+            break
+        common += 1
+    return common // n_batch * n_batch
+
+
+def aligned_prefix_reuse() -> None:
+    """Make ``llama_cpp.Llama.generate`` keep the KV cache of the prefix the new prompt shares with
+    the context before only up to a batch boundary (:func:`aligned_prefix`) and evaluate the rest in
+    the batches a cold evaluation uses, so every answer and log-probability is the cold one bit for
+    bit (``tests/test_embedded_reproducibility.py``) at a fraction of its prefill: the requests of a
+    job share their rules, and replicates their whole prompt (:mod:`workflow_scripts.llm.ordering`).
+    Needs ``n_ubatch`` equal to ``n_batch`` (one physical batch per evaluation batch)."""
+    import llama_cpp
+
+    generate = llama_cpp.Llama.generate
+
+    @functools.wraps(generate)
+    def aligned(self, tokens, *args, **kwargs):
+        tokens = list(tokens)
+        keep = aligned_prefix(self.input_ids[:self.n_tokens].tolist(), tokens, self.n_batch)
+        self.n_tokens, self._requires_eval = keep, True
+        return generate(self, tokens[keep:], *args, **{**kwargs, "reset": False})
+
+    llama_cpp.Llama.generate = aligned
+
+
 EVALUATED_VERSION = "0.3.36"
 """The llama-cpp-python release whose ``Llama.eval`` :func:`last_rows_only` replaces (its code is
 that method's, but for which logits it asks for): another release is refused until checked."""
@@ -131,10 +178,13 @@ def main(argv: list[str]) -> None:
         sys.exit("usage: python -m workflow_scripts.llm.chat_server --chat_template NAME [llama_cpp.server args]")
     at = argv.index("--chat_template")
     name, rest = argv[at + 1], argv[:at] + argv[at + 2:]
-    if "--reuse_prefix" in rest:
-        rest.remove("--reuse_prefix")
-    else:
+    if "--library" in rest:
+        rest.remove("--library")
+    elif "--cold" in rest:
+        rest.remove("--cold")
         evaluate_cold()
+    else:
+        aligned_prefix_reuse()
     logprobs_by_row()
     if "--all_logits" in rest:
         rest.remove("--all_logits")

@@ -135,16 +135,33 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-REUSE_PREFIX = False
-"""False: the server evaluates every request from its first token (cold evaluation, module docstring;
-:func:`workflow_scripts.llm.chat_server.evaluate_cold`). Only ``benchmarks/embedded_prefix_reuse.py``
-sets it, to measure what prefix reuse saves and changes."""
+REUSE_PREFIX = None
+"""None: the server keeps a prompt's shared prefix up to a batch boundary only, so every answer is
+the cold one bit for bit (module docstring; :func:`workflow_scripts.llm.chat_server.aligned_prefix_reuse`).
+``"library"``: llama-cpp-python's own prefix reuse; ``"cold"``: every request evaluated from its
+first token. Only ``benchmarks/embedded_prefix_reuse.py`` sets them, to measure what each saves and
+changes."""
+
+N_BATCH = 32
+"""llama.cpp's batch size (``--n_batch`` and ``--n_ubatch``) on the embedded server. It shapes the
+answers' last bits (a position's logits depend on the batches that computed it), so it is part of the
+embedded model's cache identity (:func:`evaluation_identity`), and it is the granularity of prefix
+reuse (:func:`workflow_scripts.llm.chat_server.aligned_prefix`): measured with
+``benchmarks/embedded_prefix_reuse.py``, 32 evaluated a job's prompts fastest of 16, 32, 64, 128 and a cold
+evaluation no slower than the library's 512 (README "Reproducible answers on the embedded model")."""
+
+
+def evaluation_identity() -> str:
+    """How the embedded server evaluates prompts, as the cache identity records it (``n_batch=32``):
+    a change of :data:`N_BATCH` changes every embedded cache key."""
+    return f"n_batch={N_BATCH}"
 
 
 def _server_command(model: Path, port: int, n_ctx: int, threads: int, chat_template: str) -> list[str]:
     return [
         sys.executable, "-m", "workflow_scripts.llm.chat_server", "--chat_template", chat_template,
-        *(["--reuse_prefix"] if REUSE_PREFIX else []), "--model", str(model),
+        *([f"--{REUSE_PREFIX}"] if REUSE_PREFIX else []), "--model", str(model),
+        "--n_batch", str(N_BATCH), "--n_ubatch", str(N_BATCH),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
         "--n_threads", str(threads), "--model_alias", model.stem,
     ]

@@ -380,9 +380,9 @@ def _chat_template(name: str, embedded: str | None, configured: str | None) -> s
 def _embedded_identity(embedded: str | None) -> str | None:
     if embedded is None:
         return None
-    from workflow_scripts.llm.embedded import expected_sha256
+    from workflow_scripts.llm.embedded import evaluation_identity, expected_sha256
 
-    return f"gguf-sha256:{expected_sha256(embedded)}"
+    return f"gguf-sha256:{expected_sha256(embedded)};{evaluation_identity()}"
 
 
 @functools.lru_cache(maxsize=None)
