@@ -2,10 +2,12 @@
 
 llama-cpp-python reuses the KV cache of the prefix a prompt shares with the previous one, which
 changes the logits' last bits, so a seeded answer depended on the server's history and a cold rerun
-of the collective-risk games differed from round 3 on. The server now evaluates every request from
-its first token (workflow_scripts.llm.chat_server.evaluate_cold). The log-probabilities returned at the
-answer position are the sensitive witness: with prefix reuse they differ in their last digits
-after another history; without it they are equal to the last bit, and so are the sampled answers.
+of the collective-risk games differed from round 3 on. The server now keeps a shared prefix only up
+to a batch boundary (workflow_scripts.llm.chat_server.aligned_prefix_reuse: 32 tokens, so the
+prompts below share several whole batches). The log-probabilities returned at the answer position are
+the sensitive witness: with the library's prefix reuse they differ in their last digits after
+another history; with batch-aligned reuse they are equal to the last bit, and so are the sampled
+answers.
 """
 
 import json
@@ -20,7 +22,8 @@ from workflow_scripts.llm.embedded import embedded_server, gguf_path
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 
-SHARED = "Six players each hold 40 units and give 0, 2 or 4 units per round to a shared pool. "
+SHARED = ("Six players each hold 40 units and give 0, 2 or 4 units per round to a shared pool. If the pool ends "
+          "below 120 units after ten rounds, everyone loses what they kept with probability 0.9. ")
 
 
 def ask(base: str, text: str, seed: int) -> tuple[str, list]:

@@ -109,37 +109,55 @@ def test_the_kept_prefix_ends_on_a_batch_boundary_before_the_last_token(previous
     assert chat_server.aligned_prefix(previous, tokens, n_batch) == kept
 
 
-@pytest.mark.embedded
-def test_aligned_prefix_reuse_evaluates_less_and_answers_as_a_cold_evaluation(monkeypatch):
-    """Gemma 3 270M in-process in batches of 32, as the server evaluates: prompt B shares its first
-    200 tokens with prompt A. Asked after A, B decodes only its positions from 192 on (six batches
-    kept) and its greedy completion has the text and top log-probabilities of B evaluated from its
-    first token on a model that evaluated nothing before, to the last bit."""
+@pytest.fixture
+def aligned_model(monkeypatch):
+    """A function making Gemma 3 270M in-process in batches of 32 with the server's patches
+    (``last_rows_only``, ``aligned_prefix_reuse``; restored after the test), and a list that
+    records the size of every batch the last model made decodes."""
     from tests.embedded_helpers import MODEL_DIR
     from workflow_scripts.llm.embedded import gguf_path
 
     monkeypatch.setattr(llama_cpp.Llama, "eval", llama_cpp.Llama.eval)
     monkeypatch.setattr(llama_cpp.Llama, "generate", llama_cpp.Llama.generate)
     chat_server.last_rows_only()
-    chat_server.aligned_prefix_reuse()
+    chat_server.aligned_prefix_reuse(capacity=2)
+    decoded = []
 
     def model():
-        return llama_cpp.Llama(str(gguf_path("gemma3-270m-q4-k-m", MODEL_DIR)), n_ctx=512, n_batch=32, n_ubatch=32,
-                               logits_all=True, n_threads=2, seed=1, verbose=False)
+        llm = llama_cpp.Llama(str(gguf_path("gemma3-270m-q4-k-m", MODEL_DIR)), n_ctx=512, n_batch=32, n_ubatch=32,
+                              logits_all=True, n_threads=2, seed=1, verbose=False)
+        decode = llm._ctx.decode
+        monkeypatch.setattr(llm._ctx, "decode", lambda batch: (decoded.append(batch.n_tokens()), decode(batch))[1])
+        decoded.clear()
+        return llm
 
+    return model, decoded
+
+
+def complete(llm, tokens):
+    """The text and top-10 log-probabilities of a greedy 3-token completion of ``tokens``."""
+    done = llm.create_completion(tokens, max_tokens=3, temperature=0, logprobs=10)["choices"][0]
+    return done["text"], done["logprobs"]["top_logprobs"]
+
+
+@pytest.mark.embedded
+def test_aligned_prefix_reuse_evaluates_less_and_answers_as_a_cold_evaluation(aligned_model):
+    """Prompt B shares its first 200 tokens with prompt A; C shares A's 240 tokens and adds 20; D
+    shares nothing. Asked after A, B decodes only its positions from 192 on (six batches kept); C,
+    asked after B and D, returns to A's saved state and decodes from 224 on; and each completion has
+    the text and top log-probabilities of its prompt evaluated from its first token on a model that
+    evaluated nothing before, to the last bit."""
+    model, decoded = aligned_model
     shared = model().tokenize(("Round 3: Player 1 contributed 2 units, Player 2 contributed 4. " * 20).encode())[:200]
-    a, b = shared + [1041] * 40, shared + [3689] * 25
-
-    def complete(llm, tokens):
-        done = llm.create_completion(tokens, max_tokens=3, temperature=0, logprobs=10)["choices"][0]
-        return done["text"], done["logprobs"]["top_logprobs"]
-
-    cold = complete(model(), b)
+    a, b, d = shared + [1041] * 40, shared + [3689] * 25, [3689] * 40
+    c = a + [2204] * 20
+    cold = {name: complete(model(), tokens) for name, tokens in [("b", b), ("c", c)]}
     llm = model()
     complete(llm, a)
-    decoded = []
-    decode = llm._ctx.decode
-    monkeypatch.setattr(llm._ctx, "decode", lambda batch: (decoded.append(batch.n_tokens()), decode(batch))[1])
-    after_a = complete(llm, b)
-    assert after_a == cold
+    decoded.clear()
+    assert complete(llm, b) == cold["b"]
     assert decoded == [32, 1, 1, 1]  # positions 192-223, position 224, then the first two answer tokens
+    complete(llm, d)
+    decoded.clear()
+    assert complete(llm, c) == cold["c"]
+    assert decoded == [32, 4, 1, 1]  # positions 224-255, 256-259 (A's state kept 224 of its 242), 2 answer tokens

@@ -1,17 +1,22 @@
-"""``python -m workflow_scripts.llm.chat_server --chat_template NAME [--reuse_prefix] [--all_logits] <llama_cpp.server arguments>``.
+"""``python -m workflow_scripts.llm.chat_server --chat_template NAME [--library | --cold] [--all_logits] <llama_cpp.server arguments>``.
 
 llama-cpp-python's server with one of the product's chat templates
 (:mod:`workflow_scripts.llm.chat_templates`) registered as a chat format and chosen with
-``--chat_format``, so the server never falls back to a format of its own, and with every request
-evaluated from its first token (:func:`evaluate_cold`; ``--reuse_prefix`` keeps the library's prefix
-reuse, for the benchmark only), with llama.cpp asked for the logits of the positions that are read
-only (:func:`last_rows_only`; ``--all_logits`` keeps the library's evaluation of every position, to
-measure what that saves) and a request's log-probabilities computed for its answer's positions only
-(:func:`logprobs_by_row`). Started by :func:`workflow_scripts.llm.embedded.embedded_server`.
+``--chat_format``, so the server never falls back to a format of its own; with a prompt's prefix
+shared with the request before kept only up to a batch boundary (:func:`aligned_prefix_reuse`), so
+every answer is the one a cold evaluation gives, bit for bit (``--library`` keeps the library's own
+prefix reuse, ``--cold`` evaluates every request from its first token: for the benchmark
+``benchmarks/embedded_prefix_reuse.py`` only); with llama.cpp asked for the logits of the positions
+that are read only (:func:`last_rows_only`; ``--all_logits`` keeps the library's evaluation of every
+position, to measure what that saves); and with a request's log-probabilities computed for its
+answer's positions only (:func:`logprobs_by_row`). Started by
+:func:`workflow_scripts.llm.embedded.embedded_server`.
 """
 
 from __future__ import annotations
 
+import collections
+import ctypes
 import functools
 import sys
 
@@ -20,9 +25,9 @@ from workflow_scripts.llm.chat_templates import register
 
 def evaluate_cold() -> None:
     """Make ``llama_cpp.Llama.generate`` reset the model's KV cache first, so no request reuses the
-    prefix it shares with the one before and its answer depends only on itself (issue 18; measured
-    cost in the README, "Reproducible answers on the embedded model"). llama-cpp-python (0.3.x) has no
-    setting for it."""
+    prefix it shares with the one before (issue 18): the reference :func:`aligned_prefix_reuse` is
+    measured against (README, "Reproducible answers on the embedded model"). llama-cpp-python (0.3.x)
+    has no setting for it."""
     import llama_cpp
 
     generate = llama_cpp.Llama.generate
@@ -61,13 +66,68 @@ def aligned_prefix(previous, tokens, n_batch: int) -> int:
     return common // n_batch * n_batch
 
 
-def aligned_prefix_reuse() -> None:
+class PrefixStates:
+    """KV states of contexts the server left (the keys and values of sequence 0, as llama.cpp's
+    ``llama_state_seq_get_data`` copies them, by the context's token ids), at most ``capacity``, the
+    least recently used dropped first: a job asks several games or scenarios in turn, so the context
+    a request shares most with is often not the one just before. Restoring a state gives the KV
+    cache the same bytes in the same cells, so what is evaluated after it is computed as before.
+    About 18 KB a token for Gemma 3 270M (18 layers x 2 x 256 x f16): 16 states of 1,000 tokens are
+    about 300 MB."""
+
+    def __init__(self, capacity: int = 16):
+        self.capacity, self.states = capacity, collections.OrderedDict()
+
+    def best(self, tokens: list[int], n_batch: int) -> tuple[tuple | None, int]:
+        """(the state sharing the longest batch-aligned prefix with ``tokens``, that length)."""
+        found, kept = None, 0
+        for key in self.states:
+            length = aligned_prefix(key, tokens, n_batch)
+            if length > kept:
+                found, kept = key, length
+        return found, kept
+
+    def save(self, llm) -> None:
+        """Copy the KV state of ``llm``'s context (if it holds a whole batch and is not kept yet)."""
+        import llama_cpp
+
+        key = tuple(llm.input_ids[:llm.n_tokens].tolist())
+        if len(key) < llm.n_batch or key in self.states:
+            return
+        size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
+        data = (ctypes.c_uint8 * size)()
+        llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, data, size, 0)
+        self.states[key] = data
+        while len(self.states) > self.capacity:
+            self.states.popitem(last=False)
+
+    def restore(self, llm, key: tuple) -> None:
+        """Make the saved context ``key`` the context of ``llm`` (its tokens evaluated, its logits not
+        read), saving the context it leaves first (:meth:`save`).
+
+        Raises:
+            RuntimeError: llama.cpp could not load the state.
+        """
+        import llama_cpp
+
+        data = self.states.pop(key)
+        self.save(llm)
+        llm._ctx.kv_cache_seq_rm(0, 0, -1)
+        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, data, len(data), 0) == 0:
+            raise RuntimeError("llama.cpp could not restore a saved KV state")
+        llm.input_ids[:len(key)] = key
+        llm.n_tokens = len(key)
+
+
+def aligned_prefix_reuse(capacity: int = 16) -> None:
     """Make ``llama_cpp.Llama.generate`` keep the KV cache of the prefix the new prompt shares with
-    the context before only up to a batch boundary (:func:`aligned_prefix`) and evaluate the rest in
-    the batches a cold evaluation uses, so every answer and log-probability is the cold one bit for
-    bit (``tests/test_embedded_reproducibility.py``) at a fraction of its prefill: the requests of a
-    job share their rules, and replicates their whole prompt (:mod:`workflow_scripts.llm.ordering`).
-    Needs ``n_ubatch`` equal to ``n_batch`` (one physical batch per evaluation batch)."""
+    the context before, or with one of the ``capacity`` contexts it left last (:class:`PrefixStates`),
+    only up to a batch boundary (:func:`aligned_prefix`) and evaluate the rest in the batches a cold
+    evaluation uses, so every answer and log-probability is the cold one bit for bit
+    (``tests/test_embedded_reproducibility.py``, ``tests/llm/test_chat_server.py``) at a fraction of
+    its prefill: the requests of a job share their rules, the seats of a game its history, and
+    replicates their whole prompt (:mod:`workflow_scripts.llm.ordering`). Needs ``n_ubatch`` equal to
+    ``n_batch`` (one physical batch per evaluation batch)."""
     import llama_cpp
 
     generate = llama_cpp.Llama.generate
@@ -75,7 +135,15 @@ def aligned_prefix_reuse() -> None:
     @functools.wraps(generate)
     def aligned(self, tokens, *args, **kwargs):
         tokens = list(tokens)
-        keep = aligned_prefix(self.input_ids[:self.n_tokens].tolist(), tokens, self.n_batch)
+        states = self.__dict__.setdefault("_prefix_states", PrefixStates(capacity))
+        current = self.input_ids[:self.n_tokens].tolist()
+        keep = aligned_prefix(current, tokens, self.n_batch)
+        saved, kept = states.best(tokens, self.n_batch)
+        if kept > keep:
+            states.restore(self, saved)
+            keep = kept
+        elif keep < len(current) // self.n_batch * self.n_batch:
+            states.save(self)  # a whole batch of it would be lost
         self.n_tokens, self._requires_eval = keep, True
         return generate(self, tokens[keep:], *args, **{**kwargs, "reset": False})
 

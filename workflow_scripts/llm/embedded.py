@@ -13,16 +13,19 @@ fallback is Llama-2's ``[INST]``): it is started through :mod:`workflow_scripts.
 The cache identity of the embedded model is the GGUF file's SHA-256 and the chat template's
 (:func:`workflow_scripts.llm.chat_templates.template_identity`), never the port.
 
-**Cold evaluation, for reproducible answers** (issue 18). llama-cpp-python (0.3.36,
+**Prefix reuse on batch boundaries, for reproducible answers** (issue 18). llama-cpp-python (0.3.36,
 ``Llama.generate``) reuses the KV cache of the longest prefix the new prompt shares with the one
 evaluated before, and evaluates only the rest. The prefix's keys and values then come from an
 evaluation in other batches than a fresh one's, so the logits differ in their last bits and a seeded
 draw near a boundary can change: the same request with the same seed gave another answer depending
 on what the server had answered just before (a cold rerun of the collective-risk games differed from
-round 3 on). The server has no setting for it, so its launcher (:mod:`workflow_scripts.llm.chat_server`) runs it with
-``Llama.generate`` preceded by ``Llama.reset()``: every request is evaluated from its first token,
-as in a fresh server, and its answer depends only on the request. Measured cost in the README
-("Reproducible answers on the embedded model"); ``tests/test_embedded_reproducibility.py`` pins it.
+round 3 on). The server's launcher (:mod:`workflow_scripts.llm.chat_server`) keeps the shared prefix
+only up to a multiple of the batch size :data:`N_BATCH` and evaluates the rest in the batches a
+fresh evaluation uses, so every position is computed by the same batch over the same keys and
+values as in a fresh server: the answer depends only on the request, and most of a job's prompt
+evaluation (the rules its requests share, the whole prompt of a replicate) is still saved. Measured
+in the README ("Reproducible answers on the embedded model"); ``tests/test_embedded_reproducibility.py``
+and ``tests/llm/test_chat_server.py`` pin it.
 """
 
 from __future__ import annotations
