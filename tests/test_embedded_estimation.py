@@ -15,7 +15,7 @@ import asyncio
 import pytest
 from scipy.stats import binomtest
 
-from tests.embedded_helpers import embedded_entry, embedded_runtime
+from tests.embedded_helpers import embedded_entry, embedded_runtime, prefix_reuse
 from workflow_scripts.ipd.design.conditions import Condition
 from workflow_scripts.ipd.query.elicit import probes
 from workflow_scripts.ipd.query.prompts import ACTIONS, templates
@@ -58,7 +58,7 @@ def measured(tmp_path_factory):
             results[(probe.scenario, temperature)] = (estimate.probabilities["L"], values.count("L"), len(values))
         return results
 
-    with open_models(entries, embedded_runtime(tmp_path_factory.mktemp("estimation"))) as session:
+    with prefix_reuse(), open_models(entries, embedded_runtime(tmp_path_factory.mktemp("estimation"))) as session:
         results = asyncio.run(run(session.models))
     print("\nscenario, T: P(L) from log-probabilities; sampled L/valid; 95% Wilson interval")
     for (scenario, temperature), (p, k, n) in results.items():

@@ -23,6 +23,7 @@ import yaml
 from scipy.stats import binomtest
 
 from tests.conftest import REPO
+from tests.embedded_helpers import prefix_reuse
 from workflow_scripts.ipd.query.prompts import StagePayoffs, messages, user_prompt
 from workflow_scripts.llm.parsing import conforms
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
@@ -56,7 +57,7 @@ def server(tmp_path_factory):
     from workflow_scripts.llm.embedded import embedded_server, gguf_path
 
     model = gguf_path("gemma3-270m-q4-k-m", REPO / "models")  # the file `make run` assembles; git-ignored
-    with embedded_server(model, tmp_path_factory.mktemp("logs") / "server.log") as served:
+    with prefix_reuse(), embedded_server(model, tmp_path_factory.mktemp("logs") / "server.log") as served:
         yield served.base
 
 

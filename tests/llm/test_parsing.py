@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from workflow_scripts.llm.parsing import (
@@ -214,7 +214,9 @@ def test_any_documented_wrapping_reads_the_same_option(data, options):
 @settings(max_examples=300, deadline=None)
 @given(st.data(), OPTION_SETS, st.text(max_size=40))
 def test_two_different_committed_options_are_never_valid(data, options, prefix):
-    """Any text whose answer part commits to two different options is not a move."""
+    """Any text whose answer part commits to two different options is not a move (a prefix that is
+    itself a committed answer, e.g. "L" alone on the first line, makes the rest its explanation)."""
+    assume(parse_answer(prefix, "stop", options).status != "valid")
     first, second = data.draw(st.lists(st.sampled_from(options), min_size=2, max_size=2, unique=True))
     text = (prefix + "\n\n" + data.draw(wrapped(first)) + data.draw(st.sampled_from(SEPARATORS))
             + data.draw(wrapped(second)) + data.draw(st.sampled_from(ENDINGS)))

@@ -143,7 +143,8 @@ REUSE_PREFIX = None
 the cold one bit for bit (module docstring; :func:`workflow_scripts.llm.chat_server.aligned_prefix_reuse`).
 ``"library"``: llama-cpp-python's own prefix reuse; ``"cold"``: every request evaluated from its
 first token. Only ``benchmarks/embedded_prefix_reuse.py`` sets them, to measure what each saves and
-changes."""
+changes, and the tests of a sampling distribution from hundreds of draws of one prompt
+(``tests/embedded_helpers.prefix_reuse``)."""
 
 N_BATCH = 32
 """llama.cpp's batch size (``--n_batch`` and ``--n_ubatch``) on the embedded server. It shapes the

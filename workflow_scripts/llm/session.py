@@ -29,6 +29,7 @@ import contextlib
 import dataclasses
 import importlib
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable, Iterator, Mapping, TypeVar
@@ -155,9 +156,13 @@ class Deferred(OneOfBatch):
 
     async def complete_batch(self, requests) -> list[Completion]:
         if self._provider is None:
-            register_custom_providers(self.runtime.custom_providers)
-            self._provider = self.build()
+            self._provider = self.first_build()
         return await self._provider.complete_batch(requests)
+
+    def first_build(self):
+        """The provider, once the job's custom providers are registered."""
+        register_custom_providers(self.runtime.custom_providers)
+        return self.build()
 
 
 class LazyServed(Deferred):
@@ -168,6 +173,17 @@ class LazyServed(Deferred):
     def __init__(self, spec: ModelSpec, servers: EmbeddedServers, halt: Callable[[], str | None] | None = None):
         super().__init__(spec, servers.runtime, halt)
         self.servers = servers
+
+    def first_build(self):
+        """The provider, its server started while another thread imports litellm (3-7 s of a job
+        that asks anything, the server's start-up about as long)."""
+        importing = threading.Thread(target=importlib.import_module, args=("litellm",), daemon=True)
+        importing.start()
+        try:
+            self.servers.server(self.spec)
+        finally:
+            importing.join()
+        return super().first_build()
 
     def build(self):
         from workflow_scripts.llm.provider import LiteLLMModel
