@@ -1,6 +1,8 @@
 """The embedded server's launcher: log-probabilities computed for the rows a completion reads only
 (workflow_scripts/llm/chat_server.py, ``logprobs_by_row``), with the library's own values."""
 
+import types
+
 import numpy as np
 import pytest
 
@@ -161,3 +163,58 @@ def test_aligned_prefix_reuse_evaluates_less_and_answers_as_a_cold_evaluation(al
     decoded.clear()
     assert complete(llm, c) == cold["c"]
     assert decoded == [32, 4, 1, 1]  # positions 224-255, 256-259 (A's state kept 224 of its 242), 2 answer tokens
+
+
+class FakeContext:
+    """What PrefixStates touches of a llama.cpp context: its handle and kv_cache_seq_rm (recorded)."""
+
+    def __init__(self):
+        self.ctx, self.removed = object(), []
+
+    def kv_cache_seq_rm(self, seq, p0, p1):
+        self.removed.append((seq, p0, p1))
+        return True
+
+
+def fake_model(tokens):
+    return types.SimpleNamespace(input_ids=np.array(tokens + [0] * 64, dtype=np.intc), n_tokens=len(tokens), n_batch=32,
+                                 _ctx=FakeContext())
+
+
+def test_a_state_llama_cpp_copies_in_part_is_never_kept(monkeypatch):
+    """llama_state_seq_get_data writing fewer bytes than the state's size: nothing is saved."""
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_get_size", lambda ctx, seq: 100)
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_get_data", lambda ctx, dst, size, seq: 99)
+    states = chat_server.PrefixStates()
+    states.save(fake_model(list(range(40))))
+    assert not states.states
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_get_data", lambda ctx, dst, size, seq: size)
+    states.save(fake_model(list(range(40))))
+    assert list(states.states) == [tuple(range(40))]
+
+
+def test_a_state_llama_cpp_cannot_load_leaves_an_empty_context(monkeypatch):
+    """llama_state_seq_set_data reading less than the saved bytes: restore reports it and the context is
+    empty (n_tokens 0, the KV cache cleared), so the request is evaluated from its first token."""
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_get_size", lambda ctx, seq: 100)
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_get_data", lambda ctx, dst, size, seq: size)
+    states = chat_server.PrefixStates()
+    states.save(fake_model(list(range(40))))
+    llm = fake_model([7] * 10)
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_set_data", lambda ctx, src, size, seq: 0)
+    assert states.restore(llm, tuple(range(40))) is False
+    assert llm.n_tokens == 0 and llm._ctx.removed[-1] == (0, 0, -1)
+    states.save(fake_model(list(range(40))))
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_set_data", lambda ctx, src, size, seq: size)
+    assert states.restore(llm, tuple(range(40))) is True
+    assert llm.n_tokens == 40 and llm.input_ids[:40].tolist() == list(range(40))
+
+
+def test_the_least_recently_saved_state_is_dropped_first(monkeypatch):
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_get_size", lambda ctx, seq: 8)
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_get_data", lambda ctx, dst, size, seq: size)
+    states = chat_server.PrefixStates(capacity=2)
+    for first in (1, 2, 3):
+        states.save(fake_model([first] * 33))
+    assert [key[0] for key in states.states] == [2, 3]
+    assert states.best([3] * 70, 32) == ((3,) * 33, 32) and states.best([9] * 70, 32) == (None, 0)

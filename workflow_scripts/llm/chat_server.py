@@ -96,27 +96,28 @@ class PrefixStates:
             return
         size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
         data = (ctypes.c_uint8 * size)()
-        llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, data, size, 0)
+        if size == 0 or llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, data, size, 0) != size:
+            return  # not copied whole: never kept
         self.states[key] = data
         while len(self.states) > self.capacity:
             self.states.popitem(last=False)
 
-    def restore(self, llm, key: tuple) -> None:
+    def restore(self, llm, key: tuple) -> bool:
         """Make the saved context ``key`` the context of ``llm`` (its tokens evaluated, its logits not
-        read), saving the context it leaves first (:meth:`save`).
-
-        Raises:
-            RuntimeError: llama.cpp could not load the state.
-        """
+        read), saving the context it leaves first (:meth:`save`). False, with an empty context (the
+        request is then evaluated from its first token), if llama.cpp did not load all of it."""
         import llama_cpp
 
         data = self.states.pop(key)
         self.save(llm)
         llm._ctx.kv_cache_seq_rm(0, 0, -1)
-        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, data, len(data), 0) == 0:
-            raise RuntimeError("llama.cpp could not restore a saved KV state")
+        llm.n_tokens = 0
+        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, data, len(data), 0) != len(data):
+            llm._ctx.kv_cache_seq_rm(0, 0, -1)
+            return False
         llm.input_ids[:len(key)] = key
         llm.n_tokens = len(key)
+        return True
 
 
 def aligned_prefix_reuse(capacity: int = 16) -> None:
@@ -140,8 +141,7 @@ def aligned_prefix_reuse(capacity: int = 16) -> None:
         keep = aligned_prefix(current, tokens, self.n_batch)
         saved, kept = states.best(tokens, self.n_batch)
         if kept > keep:
-            states.restore(self, saved)
-            keep = kept
+            keep = kept if states.restore(self, saved) else 0
         elif keep < len(current) // self.n_batch * self.n_batch:
             states.save(self)  # a whole batch of it would be lost
         self.n_tokens, self._requires_eval = keep, True
