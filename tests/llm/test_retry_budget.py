@@ -64,9 +64,11 @@ def test_the_default_retries_are_bounded_by_time_not_by_a_count():
 
 def test_a_storm_of_60_percent_transient_errors_completes_in_one_invocation(tmp_path):
     """24 requests at once; 60% of all calls fail (429 with Retry-After 0.05 s, 500, 503, and a
-    hang longer than the 0.3 s time-out). Every request is answered, each fault served is one retry
-    counted, and each kind of fault was served. The time-out (1.5 s) leaves a loaded machine's stub
-    time to answer, so every time-out is a hang (2 s) the stub served, never a slow answer."""
+    hang longer than the 1.5 s time-out). Every request is answered, every call the stub served
+    that was not its request's answer is one retry counted, and each kind of fault was served. On a
+    loaded machine an answer can also come after the time-out (the stub logs it answered, the client
+    has retried): such a call is a retry too, so retries are counted against the calls served, and
+    slow answers may be at most a few."""
     with StubServer(tmp_path / "stub.jsonl", seed=11) as stub:
         stub.faults = {"fail": 0.6, "hang": 2.0, "retry_after": 0.05}
         completions = ask(LiteLLMModel(spec(stub.api_base, timeout=1.5), sleep=short_sleep), requests(24))
@@ -76,8 +78,9 @@ def test_a_storm_of_60_percent_transient_errors_completes_in_one_invocation(tmp_
     faults = [o for o in outcomes if o["outcome"] in TRANSIENT]
     assert {o["outcome"] for o in faults} == TRANSIENT
     assert 0.45 < len(faults) / len(outcomes) < 0.75
-    assert sum(c.retries for c in completions) == len(faults)
-    assert sum(o["outcome"] == "answered" for o in outcomes) == 24
+    answered = sum(o["outcome"] == "answered" for o in outcomes)
+    assert sum(c.retries for c in completions) == len(outcomes) - 24 == len(faults) + answered - 24
+    assert 24 <= answered <= 24 + 4
 
 
 def test_more_failed_attempts_than_the_old_count_are_waited_out(tmp_path):
