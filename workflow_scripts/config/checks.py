@@ -58,13 +58,14 @@ def explain_validation_error(error: Exception, config: dict | None = None) -> st
 
 
 def _did_you_mean(cause) -> str:
-    """'; did you mean samples?' for each unexpected key close to an allowed one (difflib), else ''."""
+    """"; 'sampels' is no field here (did you mean 'samples'?)" for each unexpected key close to an
+    allowed one (difflib), else ''."""
     import difflib
 
     allowed = sorted((cause.schema or {}).get("properties") or {})
-    guesses = [f"{key!r} -> {match[0]!r}" for key in cause.instance if key not in allowed
+    guesses = [f"{key!r} is no field here (did you mean {match[0]!r}?)" for key in cause.instance if key not in allowed
                for match in [difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)] if match]
-    return f"; did you mean {', '.join(guesses)}?" if guesses else ""
+    return f"; {'; '.join(guesses)}" if guesses else ""
 
 
 def _number_as_text(cause) -> bool:

@@ -92,5 +92,4 @@ class ParentWatch:
         if not self._ended.is_set():
             return None
         return (f"the Snakemake process that started this job (pid {self.process.pid}) has ended, so the job "
-                "stopped asking; every answer received is in the cache: run `snakemake --unlock`, then rerun "
-                "the same command")
+                "stopped asking: run `snakemake --unlock`, then rerun the same command")
