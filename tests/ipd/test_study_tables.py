@@ -52,3 +52,15 @@ def test_table_s3_holds_the_memory2_strategies_in_memory2_columns():
     assert len(table.columns) == 21 + 2
     assert np.array_equal(table.loc["TF2T"].iloc[:21].to_numpy(float), known_memory2((3, 0, 5, 1))["TF2T"])
     assert table.index[-3:].tolist() == ["TF2T", "2TFT", "TFT-ATFT"]
+
+
+def test_counts_cells_say_how_many_answers_were_no_move():
+    """A scenario whose 3 answers were all unparseable reads '0/0 (3 not valid)'; 7 L of 10 valid
+    answers out of 10 asked reads '7/10'; 2 L of 4 valid out of 5 asked reads '2/4 (1 not valid)'."""
+    from workflow_scripts.ipd.tables.strategies import counts_tables
+
+    counts = pd.DataFrame({"model": ["junk", "m", "m"], "condition": ["none"] * 3, "scenario": ["LL"] * 3,
+                           "n_asked": [3, 10, 5], "n_valid": [0, 10, 4], "n_L": [0, 7, 2]})
+    cells = counts_tables(counts.iloc[[0, 1]])["LL"]
+    assert cells.loc["none", "junk"] == "0/0 (3 not valid)" and cells.loc["none", "m"] == "7/10"
+    assert counts_tables(counts.iloc[[0, 2]])["LL"].loc["none", "m"] == "2/4 (1 not valid)"

@@ -26,12 +26,17 @@ SCENARIO_TITLES = {s: scenario_title(s) for s in MEMORY2_SCENARIOS + ("one_shot"
 
 
 def counts_tables(counts: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """{heading: table} of 'n_L/n_valid' cells.
+    """{heading: table} of 'n_L/n_valid' cells, with ' (k not valid)' where k of the answers asked
+    were no move (invalid, empty, truncated, refused or failed: ``n_asked - n_valid``), so a scenario
+    whose every answer was unparseable reads '0/0 (3 not valid)', not an empty '0/0'.
 
     Memory-1 and one-shot (Tables S4-S10): one condition x model table per scenario.
     Memory-2 (Table S11): per condition, model x scenario blocks (:func:`memory2_blocks`).
     """
     cells = counts.assign(cell=counts["n_L"].astype(str) + "/" + counts["n_valid"].astype(str))
+    if "n_asked" in counts:
+        not_valid = counts["n_asked"] - counts["n_valid"]
+        cells["cell"] = cells["cell"] + not_valid.map(lambda k: f" ({k} not valid)" if k > 0 else "")
     if set(cells["scenario"]) - set(MEMORY1_SCENARIOS) - {"one_shot"}:
         wide = cells.assign(column=cells["scenario"].map(strategy_column))
         return _blocked(wide, lambda part: _pivot(part, "model", "column", "cell"))

@@ -24,7 +24,8 @@ with rule_log(snakemake.log[0]):
     with open(snakemake.output.counts, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
             f"{experiment}: number of L per scenario (shape of Tables S4-S11)", tables,
-            "`{key}`: number of times each model chose L, out of its valid answers (sampled answers only; "
+            "`{key}`: number of times each model chose L, out of its valid answers, and in brackets the answers "
+            "that were no move (invalid, empty, truncated, refused or failed; sampled answers only; "
             "scenarios estimated from log-probabilities are in the strategy tables)." + note,
         ))
         if not tables:
