@@ -1,4 +1,4 @@
-"""``python -m workflow_scripts.llm.chat_server --chat_template NAME [--library | --cold] [--all_logits] <llama_cpp.server arguments>``.
+"""``python -m workflow_scripts.llm.chat_server --chat_template NAME [--library | --cold] [--all_logits] [--full_grammar] <llama_cpp.server arguments>``.
 
 llama-cpp-python's server with one of the product's chat templates
 (:mod:`workflow_scripts.llm.chat_templates`) registered as a chat format and chosen with
@@ -9,7 +9,9 @@ prefix reuse, ``--cold`` evaluates every request from its first token: for the b
 ``benchmarks/embedded_prefix_reuse.py`` only); with llama.cpp asked for the logits of the positions
 that are read only (:func:`last_rows_only`; ``--all_logits`` keeps the library's evaluation of every
 position, to measure what that saves); and with a request's log-probabilities computed for its
-answer's positions only (:func:`logprobs_by_row`). Started by
+answer's positions only (:func:`logprobs_by_row`); and with the candidates an answer grammar can never
+accept dropped before llama.cpp's grammar sampler checks them (:mod:`workflow_scripts.llm.grammar_filter`,
+the same answers bit for bit; ``--full_grammar`` checks the whole vocabulary, to measure it). Started by
 :func:`workflow_scripts.llm.embedded.embedded_server`.
 """
 
@@ -20,6 +22,7 @@ import ctypes
 import functools
 import sys
 
+from workflow_scripts.llm import grammar_filter
 from workflow_scripts.llm.chat_templates import register
 
 
@@ -258,6 +261,10 @@ def main(argv: list[str]) -> None:
         rest.remove("--all_logits")
     else:
         last_rows_only()
+    if "--full_grammar" in rest:
+        rest.remove("--full_grammar")
+    else:
+        grammar_filter.install()
     from llama_cpp.server.__main__ import main as serve
 
     sys.argv = ["llama_cpp.server", *rest, "--chat_format", register(name)]

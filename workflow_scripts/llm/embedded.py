@@ -146,6 +146,11 @@ first token. Only ``benchmarks/embedded_prefix_reuse.py`` sets them, to measure 
 changes, and the tests of a sampling distribution from hundreds of draws of one prompt
 (``tests/embedded_helpers.prefix_reuse``)."""
 
+FULL_GRAMMAR = False
+"""True: the server checks every token of the vocabulary against an answer grammar (llama.cpp's own
+sampler alone), not only those :mod:`workflow_scripts.llm.grammar_filter` leaves; the answers are the
+same. Only ``benchmarks/grammar_filter.py`` and ``tests/llm/test_grammar_filter.py`` set it."""
+
 N_BATCH = 32
 """llama.cpp's batch size (``--n_batch`` and ``--n_ubatch``) on the embedded server. It shapes the
 answers' last bits (a position's logits depend on the batches that computed it), so it is part of the
@@ -164,7 +169,8 @@ def evaluation_identity() -> str:
 def _server_command(model: Path, port: int, n_ctx: int, threads: int, chat_template: str) -> list[str]:
     return [
         sys.executable, "-m", "workflow_scripts.llm.chat_server", "--chat_template", chat_template,
-        *([f"--{REUSE_PREFIX}"] if REUSE_PREFIX else []), "--model", str(model),
+        *([f"--{REUSE_PREFIX}"] if REUSE_PREFIX else []), *(["--full_grammar"] if FULL_GRAMMAR else []),
+        "--model", str(model),
         "--n_batch", str(N_BATCH), "--n_ubatch", str(N_BATCH),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
         "--n_threads", str(threads), "--model_alias", model.stem,
