@@ -132,6 +132,25 @@ def test_two_askers_of_one_request_pay_once(tmp_path):
     assert (calls, hits) == (1, 1) and first.key == second.key and first.text == second.text
 
 
+def test_a_request_holding_its_lock_never_holds_up_another_request(tmp_path):
+    """While one request holds its lock (a call in its retries), another request, even one whose key
+    starts with the same digits, takes its own at once; the same request waits."""
+    cache = ResponseCache(tmp_path)
+    held, other, same = "abc" + "0" * 61, "abc" + "1" * 61, "abc" + "0" * 61
+
+    async def run():
+        async with cache.lock(held):
+            async with asyncio.timeout(2):
+                async with cache.lock(other):
+                    pass
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.5):
+                    async with cache.lock(same):
+                        pass
+
+    asyncio.run(run())
+
+
 def test_answers_of_one_call_are_kept_when_another_call_of_the_batch_is_rejected(tmp_path):
     """Six replicates, n = 2 per call: the provider answers the first two calls and rejects the third
     (a revoked key). The four answers paid for are in the cache; the error still reaches the job."""

@@ -12,9 +12,12 @@ trusted: it is moved aside (``*.corrupt-<unix time>``, never deleted) and the re
 asked again.
 
 :class:`Cached` is the wrapper that puts the cache in front of a language model. Between its
-miss and its store it holds a per-request lock (an advisory ``flock`` on one of 4096 lock files
-under ``<root>/.locks``, released by the kernel if the process dies), so two jobs or two runs
-that ask the same request at the same time pay for it once: the second finds the first's answer.
+miss and its store it holds a per-request lock (an advisory ``flock`` on the request's own lock file
+``<root>/.locks/<first 2 hex digits>/<key>.lock``, released by the kernel if the process dies), so two
+jobs or two runs that ask the same request at the same time pay for it once: the second finds the
+first's answer. The lock is the request's alone: a request that waits minutes for its provider (its
+retries) never holds up another one (a lock shared by keys with the same first digits did: a job
+stalled for minutes behind another job's retrying requests).
 """
 
 from __future__ import annotations
@@ -37,8 +40,6 @@ from workflow_scripts.llm.base import Completion, OneOfBatch
 from workflow_scripts.llm.keys import canonical_json
 
 REQUIRED_FIELDS = ("key", "request", "replicate", "response", "checksum")
-LOCK_STRIPES_HEX = 3
-"""Lock files are named by the first 3 hex digits of the key: 4096 stripes."""
 LOCK_POLL_S = 0.05
 log = logging.getLogger(__name__)
 
@@ -149,22 +150,22 @@ class ResponseCache:
 
     @contextlib.asynccontextmanager
     async def lock(self, key: str) -> AsyncIterator[None]:
-        """Hold the advisory lock of ``key``'s stripe (other processes and coroutines wait)."""
+        """Hold the advisory lock of ``key`` (other processes and coroutines asking it wait)."""
         async with self.locks([key]):
             yield
 
     @contextlib.asynccontextmanager
     async def locks(self, keys) -> AsyncIterator[None]:
-        """Hold the locks of every key's stripe, taken in stripe order (so two holders of
-        overlapping sets never wait on each other)."""
+        """Hold the lock of every key, taken in key order (so two holders of overlapping sets never
+        wait on each other)."""
         async with contextlib.AsyncExitStack() as stack:
-            for stripe in sorted({key[:LOCK_STRIPES_HEX] for key in keys}):
-                await stack.enter_async_context(self._stripe_lock(stripe))
+            for key in sorted(set(keys)):
+                await stack.enter_async_context(self._key_lock(key))
             yield
 
     @contextlib.asynccontextmanager
-    async def _stripe_lock(self, stripe: str) -> AsyncIterator[None]:
-        path = self.root / ".locks" / f"{stripe}.lock"
+    async def _key_lock(self, key: str) -> AsyncIterator[None]:
+        path = self.root / ".locks" / key[:2] / f"{key}.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a+b") as handle:
             while True:

@@ -90,6 +90,8 @@ def register_custom_providers(providers: Mapping[str, str]) -> None:
     Raises:
         ConfigError: if a handler cannot be imported, naming ``custom_providers.<prefix>``.
     """
+    if not providers:
+        return  # nothing to register: litellm (seconds to import) is not imported for it
     import litellm
 
     known = {entry["provider"] for entry in litellm.custom_provider_map}
