@@ -149,7 +149,7 @@ changes, and the tests of a sampling distribution from hundreds of draws of one 
 FULL_GRAMMAR = False
 """True: the server checks every token of the vocabulary against an answer grammar (llama.cpp's own
 sampler alone), not only those :mod:`workflow_scripts.llm.grammar_filter` leaves; the answers are the
-same. Only ``benchmarks/grammar_filter.py`` and ``tests/llm/test_grammar_filter.py`` set it."""
+same. Only ``benchmarks/grammar_filter.py`` sets it."""
 
 N_BATCH = 32
 """llama.cpp's batch size (``--n_batch`` and ``--n_ubatch``) on the embedded server. It shapes the
