@@ -218,3 +218,52 @@ def test_the_least_recently_saved_state_is_dropped_first(monkeypatch):
         states.save(fake_model([first] * 33))
     assert [key[0] for key in states.states] == [2, 3]
     assert states.best([3] * 70, 32) == ((3,) * 33, 32) and states.best([9] * 70, 32) == (None, 0)
+
+
+@pytest.mark.parametrize("grammar, ends", [
+    ('root ::= "L" | "R"', {b"L", b"R"}),
+    ('root ::= "1" | "10" | "2"', {b"10", b"2"}),  # "1" may go on to "10"
+    ('root ::= "0" | "2" | "4"', {b"0", b"2", b"4"}),
+    ('root ::= "ab" | "a" | "abc"', {b"abc"}),
+    ('root ::= "é"', {"é".encode()}),
+    ("root ::= [LR]", set()),  # a character class: not quoted alternatives
+    ('root ::= "L" | "R"\nx ::= "y"', set()),
+])
+def test_complete_answers_are_the_literals_no_other_extends(grammar, ends):
+    assert chat_server.complete_answers(grammar) == ends
+
+
+@pytest.mark.embedded
+def test_a_grammar_ended_answer_is_not_evaluated_and_a_replicate_evaluates_nothing(aligned_model, monkeypatch):
+    """A 99-token prompt under two answer grammars, sampled at temperature 1 with six seeds each, and
+    once with ``max_tokens`` 1: every completion (text, finish reason, token counts, top
+    log-probabilities) equals the library's on a fresh model, which evaluates the answer's last
+    token to sample the end of generation. With :func:`end_at_complete_answer` the first request
+    decodes the prompt's batches only (32, 32, 32, 3), each replicate of the same prompt decodes
+    nothing, and the "1" of an answer "1" or "10" is evaluated (one decode: the grammar lets "1" go on),
+    after which the prompt's last 3 positions are evaluated again."""
+    model, decoded = aligned_model
+    tokens = model().tokenize(("Player 1 chose L, player 2 chose R. Which do you choose? " * 9).encode())[:99]
+    assert len(tokens) == 99
+    asks = [(grammar, seed, 4) for grammar in ('root ::= "L" | "R"', 'root ::= "1" | "10" | "2"')
+            for seed in range(6)] + [('root ::= "L" | "R"', 0, 1)]
+
+    def ask(llm, grammar, seed, max_tokens):
+        done = llm.create_completion(tokens, max_tokens=max_tokens, temperature=1.0, top_k=0, top_p=1.0,
+                                     min_p=0.0, repeat_penalty=1.0, seed=seed, logprobs=5,
+                                     grammar=llama_cpp.LlamaGrammar.from_string(grammar, verbose=False))
+        choice = done["choices"][0]
+        return choice["text"], choice["finish_reason"], done["usage"], choice["logprobs"]["top_logprobs"]
+
+    library = [ask(model(), *request) for request in asks]
+    assert {text for text, *_ in library[:6]} == {"L", "R"} and "10" in {text for text, *_ in library[6:12]}
+    assert library[-1][1] == "length"
+    chat_server.end_at_complete_answer()
+    llm, context = model(), None  # what the context holds after the request before
+    for request, expected in zip(asks, library):
+        decoded.clear()
+        assert ask(llm, *request) == expected
+        prompt = {None: [32, 32, 32, 3], "prompt": [], "prompt and 1": [3]}[context]
+        evaluated = expected[0].startswith("1")  # "1" (then the end) or "10" (then nothing)
+        assert decoded == prompt + [1] * evaluated
+        context = "prompt and 1" if evaluated else "prompt"

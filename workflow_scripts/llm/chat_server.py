@@ -11,7 +11,9 @@ that are read only (:func:`last_rows_only`; ``--all_logits`` keeps the library's
 position, to measure what that saves); and with a request's log-probabilities computed for its
 answer's positions only (:func:`logprobs_by_row`); and with the candidates an answer grammar can never
 accept dropped before llama.cpp's grammar sampler checks them (:mod:`workflow_scripts.llm.grammar_filter`,
-the same answers bit for bit; ``--full_grammar`` checks the whole vocabulary, to measure it). Started by
+the same answers bit for bit; ``--full_grammar`` checks the whole vocabulary, to measure it); and with
+an answer its grammar allows to end no other way ended without evaluating its last token
+(:func:`end_at_complete_answer`), so a replicate of the same prompt evaluates nothing. Started by
 :func:`workflow_scripts.llm.embedded.embedded_server`.
 """
 
@@ -24,6 +26,7 @@ import sys
 
 from workflow_scripts.llm import grammar_filter
 from workflow_scripts.llm.chat_templates import register
+from workflow_scripts.llm.parsing import grammar_literals
 
 
 def evaluate_cold() -> None:
@@ -127,7 +130,9 @@ def aligned_prefix_reuse(capacity: int = 16) -> None:
     """Make ``llama_cpp.Llama.generate`` keep the KV cache of the prefix the new prompt shares with
     the context before, or with one of the ``capacity`` contexts it left last (:class:`PrefixStates`),
     only up to a batch boundary (:func:`aligned_prefix`) and evaluate the rest in the batches a cold
-    evaluation uses, so every answer and log-probability is the cold one bit for bit
+    evaluation uses; a prompt equal to the context (a replicate after an answer that
+    :func:`end_at_complete_answer` ended) is not evaluated at all: its logits are llama.cpp's current
+    ones, left by that prompt's last batch. So every answer and log-probability is the cold one bit for bit
     (``tests/test_embedded_reproducibility.py``, ``tests/llm/test_chat_server.py``) at a fraction of
     its prefill: the requests of a job share their rules, the seats of a game its history, and
     replicates their whole prompt (:mod:`workflow_scripts.llm.ordering`). Needs ``n_ubatch`` equal to
@@ -141,6 +146,10 @@ def aligned_prefix_reuse(capacity: int = 16) -> None:
         tokens = list(tokens)
         states = self.__dict__.setdefault("_prefix_states", PrefixStates(capacity))
         current = self.input_ids[:self.n_tokens].tolist()
+        if current == tokens and not self._requires_eval:
+            # The context is this prompt and llama.cpp's logits are those of its last position, from
+            # the batch a cold evaluation ends with: a replicate samples them without evaluating.
+            return generate(self, [], *args, **{**kwargs, "reset": False})
         keep = aligned_prefix(current, tokens, self.n_batch)
         saved, kept = states.best(tokens, self.n_batch)
         if kept > keep:
@@ -151,6 +160,58 @@ def aligned_prefix_reuse(capacity: int = 16) -> None:
         return generate(self, tokens[keep:], *args, **{**kwargs, "reset": False})
 
     llama_cpp.Llama.generate = aligned
+
+
+def complete_answers(grammar: str) -> frozenset[bytes]:
+    """The literals of an answer grammar of quoted alternatives (``root ::= "1" | "10"``,
+    :func:`workflow_scripts.llm.parsing.grammar_literals`) that no other literal extends, as UTF-8
+    bytes (``{b"10"}`` here): once an answer's text is one of them, the grammar allows only an
+    end-of-generation token. Empty for any other grammar."""
+    try:
+        literals = [literal.encode("utf-8") for literal in grammar_literals(grammar)]
+    except ValueError:
+        return frozenset()
+    return frozenset(a for a in literals if not any(b != a and b.startswith(a) for b in literals))
+
+
+def end_at_complete_answer() -> None:
+    """Make ``llama_cpp.Llama.generate`` end an answer whose text (its tokens' pieces, special
+    tokens rendered, as llama.cpp's grammar matches them) is one of :func:`complete_answers` of its
+    grammar by yielding an end-of-generation token without evaluating the answer's last token.
+
+    Without it, the library evaluates that token (a decode and the 640 x 262,144 output row, about
+    50 ms here) only to sample the next one, which the grammar restricts to end-of-generation
+    tokens; the completion then ends with finish reason "stop" and the answer's tokens, which is
+    what it does on the token yielded here (its text, log-probabilities, token counts and finish
+    reason are the same; a request whose ``max_tokens`` the answer reaches ends with "length" before
+    asking, as before). The context is left at the prompt and its logits, so a replicate of the
+    same prompt evaluates nothing (:func:`aligned_prefix_reuse`).
+    """
+    import llama_cpp
+
+    generate = llama_cpp.Llama.generate
+
+    @functools.wraps(generate)
+    def ending(self, tokens, *args, **kwargs):
+        grammar = kwargs.get("grammar")
+        ends = complete_answers(grammar._grammar) if grammar is not None else frozenset()
+        inner = generate(self, tokens, *args, **kwargs)
+        try:
+            text, sent = b"", None
+            while True:
+                try:
+                    token = inner.send(sent)
+                except StopIteration:
+                    return
+                sent = yield token
+                text += self.detokenize([token], special=True)
+                if text in ends:
+                    yield self.token_eos()
+                    return
+        finally:
+            inner.close()
+
+    llama_cpp.Llama.generate = ending
 
 
 EVALUATED_VERSION = "0.3.36"
@@ -256,6 +317,7 @@ def main(argv: list[str]) -> None:
         evaluate_cold()
     else:
         aligned_prefix_reuse()
+    end_at_complete_answer()
     logprobs_by_row()
     if "--all_logits" in rest:
         rest.remove("--all_logits")
