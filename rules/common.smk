@@ -22,6 +22,7 @@ from workflow_scripts.errors import ConfigError  # noqa: E402
 from workflow_scripts.ipd.query.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime  # noqa: E402
 from workflow_scripts.llm.budget import Budget  # noqa: E402
+from workflow_scripts.llm.run_servers import mark_run, stop_run  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
 from workflow_scripts.workflow.providers import (  # noqa: E402
     DRY_RUN_CONNECT_TIMEOUT_S, provider_problems, server_kind_hints, start_problems)
@@ -67,10 +68,23 @@ for _hint in server_kind_hints(config, SELECTED_MODELS) if _DRY_RUN else []:
     logger.warning(redact(f"warning: {_hint}", config))
 
 
+RUN = {}  # a local run's mark: its query jobs share their embedded servers (workflow_scripts/llm/run_servers.py)
+
+
 onstart:
     stop_if(start_problems(config, SELECTED_MODELS), "cannot start")
     for _hint in server_kind_hints(config, SELECTED_MODELS):
         logger.warning(redact(f"warning: {_hint}", config))
+    if workflow.local_exec:  # jobs on cluster nodes start their own, on their node
+        RUN.update(mark_run())
+
+
+onsuccess:
+    stop_run(RUN)
+
+
+onerror:
+    stop_run(RUN)
 
 PARTIAL_RUN = bool(config.get("only_models")) or bool(ONLY_CONDITIONS)
 

@@ -29,15 +29,26 @@ def llama_servers(root) -> list[str]:
     return mine
 
 
+def calls(stats_file) -> int:
+    """Provider calls a query_stats.csv counts (0 for a job that wrote an empty table)."""
+    try:
+        return int(pd.read_csv(stats_file)["calls"].sum())
+    except pd.errors.EmptyDataError:
+        return 0
+
+
 def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
-    """Tiny config: 5 scenarios x 3 samples; then rm -rf results: zero calls and no server start."""
+    """Tiny config: 5 scenarios x 3 samples, and the estimation check's 5 log-probability requests, all
+    answered by one server (the run's, workflow_scripts/llm/run_servers.py); then rm -rf results: zero
+    calls and no server start."""
     flow = workflow({
         "embedded": {"model_dir": MODEL_DIR},
         "models": {"gemma3-270m": embedded_entry()},
         "ipd": {"samples": 3, "max_reasks": 2, "framings": {"none": ""},
                 "experiments": {"original": {"kind": "memory1", "payoffs": [3, 0, 5, 1], "framings": ["none"]}},
                 # every analysis job runs; their sizes are not what this test is about (scripted-player tests check them)
-                "analysis": {"random_opponents": 100, "confidence": {"draws": 100, "share_draws": 20, "opponents": 20}}},
+                "analysis": {"random_opponents": 100, "confidence": {"draws": 100, "share_draws": 20, "opponents": 20},
+                             "estimation_check": ["original"]}},
     })
     servers_before = llama_servers(flow.root)
     flow.run()
@@ -45,9 +56,13 @@ def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
     assert len(answers) >= 15 and set(answers["status"]) <= set(STATUSES)
     assert set(answers.loc[answers["status"] == VALID, "action"]) <= {"L", "R"}
     assert (flow.root / "results/ipd/original/figures/cooperation.png").exists()
-    assert llama_servers(flow.root) == servers_before == [], "the server must be stopped when the job ends"
+    assert llama_servers(flow.root) == servers_before == [], "the server must be stopped when the run ends"
     server_log = flow.root / "logs/servers/gemma3-270m-q4-k-m.log"
     size = server_log.stat().st_size
+    asking = [path for path in (flow.root / "results").rglob("*query_stats.csv") if calls(path)]
+    assert len(asking) >= 2, "two query jobs asked the model"
+    assert server_log.read_text().count("Uvicorn running on") == 1, "the jobs of one run share one server"
+    assert not list((flow.root / ".snakemake/llm-dilemmas").glob("run-*")), "the run's records are removed"
 
     shutil.rmtree(flow.root / "results")
     flow.run()

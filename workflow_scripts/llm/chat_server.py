@@ -1,4 +1,4 @@
-"""``python -m workflow_scripts.llm.chat_server --chat_template NAME [--library | --cold] [--all_logits] [--full_grammar] <llama_cpp.server arguments>``.
+"""``python -m workflow_scripts.llm.chat_server --chat_template NAME [--library | --cold] [--all_logits] [--full_grammar] [--exit_with PID] <llama_cpp.server arguments>``.
 
 llama-cpp-python's server with one of the product's chat templates
 (:mod:`workflow_scripts.llm.chat_templates`) registered as a chat format and chosen with
@@ -22,7 +22,10 @@ from __future__ import annotations
 import collections
 import ctypes
 import functools
+import os
 import sys
+import threading
+import time
 
 from workflow_scripts.llm import grammar_filter
 from workflow_scripts.llm.chat_templates import register
@@ -299,6 +302,22 @@ def logprobs_by_row() -> None:
     llama_cpp.Llama.logits_to_logprobs = staticmethod(by_row)
 
 
+def exit_with(pid: int, interval: float = 1.0) -> threading.Thread:
+    """Exit this process (status 0) within ``interval`` s of process ``pid``'s end: the run's server
+    (:mod:`workflow_scripts.llm.run_servers`) outlives the job that started it, not the run."""
+    from workflow_scripts.llm.embedded import pid_alive
+
+    def watch():
+        while pid_alive(pid):
+            time.sleep(interval)
+        print(f"chat_server: process {pid} ended; exiting", file=sys.stderr, flush=True)
+        os._exit(0)
+
+    watcher = threading.Thread(target=watch, name="exit_with", daemon=True)
+    watcher.start()
+    return watcher
+
+
 def main(argv: list[str]) -> None:
     """Register the template named after ``--chat_template`` and run llama-cpp-python's server with
     the other arguments and ``--chat_format`` of that template.
@@ -310,6 +329,10 @@ def main(argv: list[str]) -> None:
         sys.exit("usage: python -m workflow_scripts.llm.chat_server --chat_template NAME [llama_cpp.server args]")
     at = argv.index("--chat_template")
     name, rest = argv[at + 1], argv[:at] + argv[at + 2:]
+    if "--exit_with" in rest[:-1]:
+        at = rest.index("--exit_with")
+        exit_with(int(rest[at + 1]))
+        rest = rest[:at] + rest[at + 2:]
     if "--library" in rest:
         rest.remove("--library")
     elif "--cold" in rest:

@@ -192,10 +192,8 @@ def _wait_healthy(process: subprocess.Popen, url: str, timeout: float, log_file:
                 f"llama.cpp server exited with code {process.returncode}; see {log_file}. "
                 f"If llama_cpp is missing: {INSTALL_HINT}"
             )
-        with contextlib.suppress(urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-            with urllib.request.urlopen(url, timeout=2) as reply:
-                if reply.status == 200:
-                    return
+        if _healthy(url):
+            return
         time.sleep(0.25)
     raise EmbeddedModelError(f"llama.cpp server not healthy after {timeout:.0f} s; see {log_file}")
 
@@ -228,18 +226,28 @@ SIGILL_HINT = (
 
 @dataclass(frozen=True)
 class Served:
-    """A running server: its OpenAI-compatible base URL and its process."""
+    """A running server: its OpenAI-compatible base URL and its process (None for the server of the
+    run, :mod:`workflow_scripts.llm.run_servers`, which Snakemake's main process started: then its
+    ``pid``)."""
 
     base: str
-    process: subprocess.Popen
+    process: subprocess.Popen | None
     log_file: Path
+    pid: int | None = None
 
     def check_alive(self) -> None:
         """Raise if the server has exited (it answers nothing more).
 
         Raises:
-            EmbeddedModelError: naming the exit code, with the fix for an illegal instruction.
+            EmbeddedModelError: naming the exit code, with the fix for an illegal instruction (for
+                the run's server, whose exit code only its parent sees: its log and that fix).
         """
+        if self.process is None:
+            if not pid_alive(self.pid):
+                raise EmbeddedModelError(
+                    f"the run's llama.cpp server (pid {self.pid}) exited while answering; see {self.log_file}. "
+                    f"If it died of an illegal instruction: {SIGILL_HINT}")
+            return
         code = self.process.poll()
         if code is None:
             return
@@ -268,24 +276,68 @@ def embedded_server(
     Raises:
         EmbeddedModelError: if the server exits or does not become healthy in time.
     """
-    port = free_port()
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    with log_file.open("ab") as sink, _terminate_on_sigterm():
-        process = subprocess.Popen(
-            _server_command(model, port, n_ctx, threads, chat_template),
-            stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent, env=_importable_env(),
-        )
+    with _terminate_on_sigterm():
+        process, base = spawn(model, log_file, n_ctx, threads, chat_template)
         try:
-            base = f"http://127.0.0.1:{port}/v1"
             _wait_healthy(process, f"{base}/models", timeout, log_file)
             log.info("embedded model %s serving at %s (pid %d)", model.name, base, process.pid)
             yield Served(base, process, log_file)
         finally:
-            _stop(process)
+            stop(process)
 
 
-def _stop(process: subprocess.Popen) -> None:
+def spawn(model: Path, log_file: Path, n_ctx: int, threads: int, chat_template: str,
+          exit_with: int | None = None) -> tuple[subprocess.Popen, str]:
+    """Start the server of ``model`` on a free port of 127.0.0.1 (its output appended to
+    ``log_file``), without waiting for it. It gets SIGTERM when the thread that started it ends, or,
+    with ``exit_with``, runs in a session of its own and exits when process ``exit_with`` does
+    (``chat_server --exit_with``: the run's server, :mod:`workflow_scripts.llm.run_servers`).
+
+    Returns:
+        (the server's process, its base URL ``http://127.0.0.1:<port>/v1``).
+    """
+    port = free_port()
+    command = _server_command(model, port, n_ctx, threads, chat_template)
+    if exit_with is not None:
+        command += ["--exit_with", str(exit_with)]
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    with log_file.open("ab") as sink:
+        process = subprocess.Popen(
+            command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=_importable_env(),
+            **({"start_new_session": True} if exit_with is not None else {"preexec_fn": _die_with_parent}),
+        )
+    return process, f"http://127.0.0.1:{port}/v1"
+
+
+def pid_alive(pid: int) -> bool:
+    """True while process ``pid`` runs (not exited, not a zombie awaiting its parent)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def attach(base: str, pid: int, log_file: Path, timeout: float = 180) -> Served | None:
+    """The server another process started (the run's, :mod:`workflow_scripts.llm.run_servers`) once
+    ``GET /v1/models`` answers 200, or None if it exits or does not answer within ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and pid_alive(pid):
+        if _healthy(f"{base}/models"):
+            return Served(base, None, log_file, pid)
+        time.sleep(0.25)
+    return None
+
+
+def _healthy(url: str) -> bool:
+    with contextlib.suppress(urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        with urllib.request.urlopen(url, timeout=2) as reply:
+            return reply.status == 200
+    return False
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Terminate a server this process started (killed if it has not exited 10 s later)."""
     if process.poll() is not None:
         return
     process.terminate()

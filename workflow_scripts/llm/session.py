@@ -111,7 +111,9 @@ def register_custom_providers(providers: Mapping[str, str]) -> None:
 
 
 class EmbeddedServers:
-    """llama.cpp servers of one job, started on first use, one per embedded model file and chat template."""
+    """llama.cpp servers of one job, one per embedded model file and chat template: the run's
+    (:mod:`workflow_scripts.llm.run_servers`) where one with the job's settings runs on this host,
+    else started by the job on first use."""
 
     def __init__(self, runtime: Runtime, stack: contextlib.ExitStack):
         self.runtime, self.stack, self.served = runtime, stack, {}
@@ -122,13 +124,15 @@ class EmbeddedServers:
         served = (spec.embedded, spec.chat_template)
         if served not in self.served:
             from workflow_scripts.llm.embedded import embedded_server, gguf_path
+            from workflow_scripts.llm.run_servers import attached
 
             settings = self.runtime.embedded
             model_file = gguf_path(spec.embedded, settings["model_dir"])
-            self.served[served] = self.stack.enter_context(embedded_server(
-                model_file, Path(self.runtime.log_dir) / f"{spec.embedded}.log",
-                n_ctx=int(settings["n_ctx"]), threads=int(settings["threads"]), chat_template=spec.chat_template,
-            ))
+            n_ctx, threads = int(settings["n_ctx"]), int(settings["threads"])
+            log_file = Path(self.runtime.log_dir) / f"{spec.embedded}.log"
+            self.served[served] = attached(model_file, spec.chat_template, n_ctx, threads, log_file) or \
+                self.stack.enter_context(embedded_server(model_file, log_file, n_ctx=n_ctx, threads=threads,
+                                                         chat_template=spec.chat_template))
         return self.served[served]
 
     def api_base(self, spec: ModelSpec) -> str:
