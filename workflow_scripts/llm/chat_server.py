@@ -302,14 +302,49 @@ def logprobs_by_row() -> None:
     llama_cpp.Llama.logits_to_logprobs = staticmethod(by_row)
 
 
-def exit_with(pid: int, interval: float = 1.0) -> threading.Thread:
-    """Exit this process (status 0) within ``interval`` s of process ``pid``'s end: the run's server
-    (:mod:`workflow_scripts.llm.run_servers`) outlives the job that started it, not the run."""
+class Activity:
+    """The server's requests in progress and when the last one ended (for :func:`exit_with`)."""
+
+    def __init__(self):
+        self.active, self.last, self.lock = 0, time.monotonic(), threading.Lock()
+
+    def track(self, function):
+        """``function`` counted as a request while it runs."""
+        @functools.wraps(function)
+        def tracked(*args, **kwargs):
+            with self.lock:
+                self.active += 1
+            try:
+                return function(*args, **kwargs)
+            finally:
+                with self.lock:
+                    self.active, self.last = self.active - 1, time.monotonic()
+
+        return tracked
+
+    def idle_for(self) -> float:
+        """Seconds since the last request ended; 0 while one is in progress."""
+        with self.lock:
+            return 0.0 if self.active else time.monotonic() - self.last
+
+
+ACTIVITY = Activity()
+
+
+def exit_with(pid: int, interval: float = 1.0, idle: float = 2.0, activity: Activity = ACTIVITY) -> threading.Thread:
+    """Exit this process (status 0) once process ``pid`` has ended and no request has been in
+    progress for ``idle`` s (checked every ``interval`` s): the run's server
+    (:mod:`workflow_scripts.llm.run_servers`) outlives the job that started it, not the run, and a
+    job whose Snakemake was killed still gets the answers it was waiting for (it asks no more:
+    :mod:`workflow_scripts.llm.watchdog`). ``activity`` counts the requests
+    (``Llama.create_chat_completion``, wrapped by :func:`main`)."""
     from workflow_scripts.llm.embedded import pid_alive
 
     def watch():
         while pid_alive(pid):
             time.sleep(interval)
+        while activity.idle_for() < idle:
+            time.sleep(min(interval, idle))
         print(f"chat_server: process {pid} ended; exiting", file=sys.stderr, flush=True)
         os._exit(0)
 
@@ -330,7 +365,10 @@ def main(argv: list[str]) -> None:
     at = argv.index("--chat_template")
     name, rest = argv[at + 1], argv[:at] + argv[at + 2:]
     if "--exit_with" in rest[:-1]:
+        import llama_cpp
+
         at = rest.index("--exit_with")
+        llama_cpp.Llama.create_chat_completion = ACTIVITY.track(llama_cpp.Llama.create_chat_completion)
         exit_with(int(rest[at + 1]))
         rest = rest[:at] + rest[at + 2:]
     if "--library" in rest:
