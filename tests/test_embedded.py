@@ -1,7 +1,9 @@
 """Smoke runs of the real embedded model (Gemma 3 270M on llama.cpp, loopback only)."""
 
 import asyncio
+import datetime
 import os
+import re
 import shutil
 import subprocess
 
@@ -27,6 +29,24 @@ def llama_servers(root) -> list[str]:
         if "pgrep" not in line and cwd.startswith(str(root)):
             mine.append(line)
     return mine
+
+
+def jobs_overlap(root, rule_a: str, rule_b: str) -> bool:
+    """True if a job of ``rule_a`` and one of ``rule_b`` ran at the same time in the last Snakemake run
+    from ``root`` (their start and end lines in its log, to the second)."""
+    log = sorted((root / ".snakemake/log").glob("*.snakemake.log"))[-1].read_text()
+    spans, now, rule = {}, None, None
+    for line in log.splitlines():
+        if match := re.match(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]", line):
+            now = datetime.datetime.strptime(" ".join(match.group(1).split()), "%a %b %d %H:%M:%S %Y")
+        elif match := re.match(r"(?:local)?rule (\w+):", line):
+            rule = match.group(1)
+        elif (match := re.match(r"\s+jobid: (\d+)", line)) and rule:
+            spans[match.group(1)], rule = [rule, now, None], None
+        elif (match := re.match(r"Finished jobid: (\d+)", line)) and match.group(1) in spans:
+            spans[match.group(1)][2] = now
+    runs = {name: [(start, end) for r, start, end in spans.values() if r == name and end] for name in (rule_a, rule_b)}
+    return any(a0 < b1 and b0 < a1 for a0, a1 in runs[rule_a] for b0, b1 in runs[rule_b])
 
 
 def calls(stats_file) -> int:
@@ -61,6 +81,7 @@ def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
     size = server_log.stat().st_size
     asking = [path for path in (flow.root / "results").rglob("*query_stats.csv") if calls(path)]
     assert len(asking) >= 2, "two query jobs asked the model"
+    assert jobs_overlap(flow.root, "ipd_elicit", "ipd_logprobs"), "profiles/default lets two query jobs run at once"
     assert server_log.read_text().count("Uvicorn running on") == 1, "the jobs of one run share one server"
     assert not list((flow.root / ".snakemake/llm-dilemmas").glob("run-*")), "the run's records are removed"
 
