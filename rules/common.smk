@@ -23,6 +23,7 @@ from workflow_scripts.ipd.query.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime  # noqa: E402
 from workflow_scripts.llm.budget import Budget  # noqa: E402
 from workflow_scripts.llm.run_servers import mark_run, stop_run  # noqa: E402
+from workflow_scripts.llm.watchdog import stop_jobs_on_signals  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
 from workflow_scripts.workflow.providers import (  # noqa: E402
     DRY_RUN_CONNECT_TIMEOUT_S, provider_problems, server_kind_hints, start_problems)
@@ -77,6 +78,7 @@ onstart:
         logger.warning(redact(f"warning: {_hint}", config))
     if workflow.local_exec:  # jobs on cluster nodes start their own, on their node
         RUN.update(mark_run())
+        stop_jobs_on_signals(RUN)  # kill -INT / kill <pid> of Snakemake alone: its jobs stop asking
 
 
 onsuccess:

@@ -74,6 +74,39 @@ def job_processes(root):
     return found
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_to_snakemake_alone_stops_its_jobs_asking(tmp_path, stop):
+    """`kill -INT <pid>` / `kill <pid>` reach the Snakemake process only, and its local executor waits
+    for the running jobs: without the run's stop mark they kept asking (and paying) to the end. Two
+    jobs of 20 answers 0.5 s apart; once 4 answers are in, the signal: the jobs stop asking within
+    seconds, end with the reason, Snakemake exits, and a rerun (no --unlock) asks only what is not
+    cached."""
+    with StubServer(tmp_path / "stub.jsonl") as stub:
+        flow = Workflow(tmp_path, ipd_only(stub.api_base, samples=4))
+        stub.faults = {"delay": 0.5}
+        with open(tmp_path / "first.out", "w") as out:
+            snakemake = subprocess.Popen(flow.command(TARGET), cwd=tmp_path, stdout=out, stderr=out,
+                                         env=flow.environment(), start_new_session=True)
+            while sum(o["outcome"] == "answered" for o in stub.outcomes()) < 4:
+                assert snakemake.poll() is None, (tmp_path / "first.out").read_text()[-3000:]
+                time.sleep(0.1)
+            assert len(job_processes(tmp_path)) == 2
+            snakemake.send_signal(stop)
+            assert snakemake.wait(timeout=60) != 0, "the run was stopped: it must not report success"
+        asked = stub.outcomes()
+        time.sleep(2)
+        assert stub.outcomes() == asked, "a call was made after Snakemake ended"
+        assert len(asked) < 30, f"{len(asked)} of 40 answers asked: the jobs did not stop asking"
+        logs = "".join(p.read_text() for p in (tmp_path / "logs/ipd/original").glob("*/*.log"))
+        assert logs.count(f"(pid {snakemake.pid}) was told to stop ({stop.name})") == 2, logs[-3000:]
+        cached = cached_ids(tmp_path / "cache")
+        stub.faults = {}
+        done = flow.run(TARGET, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        rerun = asked_ids(stub.outcomes()[len(asked):])
+        assert not set(rerun) & cached and len(cached) + len(rerun) == 40
+
+
 def test_killing_only_snakemake_stops_its_jobs_and_the_rerun_pays_nothing_twice(tmp_path):
     """Two elicitation jobs, 20 answers each 0.5 s apart. Once 4 answers are in, SIGKILL to the
     Snakemake process only. Its jobs notice within seconds, make no further call (the provider's

@@ -11,12 +11,14 @@ import textwrap
 import time
 
 import litellm
+import psutil
 import pytest
 
 from tests.conftest import REPO
 from workflow_scripts.llm.base import Request
 from workflow_scripts.llm.provider import LiteLLMModel
 from workflow_scripts.llm.spec import ModelSpec
+from workflow_scripts.llm.watchdog import ParentWatch, stop_jobs_on_signals
 
 CHILD = textwrap.dedent("""
     import pathlib, sys, time
@@ -102,3 +104,28 @@ def test_the_provider_makes_no_attempt_once_halted_not_even_a_retry(monkeypatch)
     model = LiteLLMModel(spec, sleep=sleep, halt=lambda: state["halt"])
     completion = asyncio.run(model.complete(request))
     assert flaky.calls == 1 and completion.not_asked and completion.retries == 1
+
+
+def test_a_stop_mark_stops_the_watch_with_the_signal_named(tmp_path):
+    """The watched process still runs, but the run's stop mark appears: the job must stop asking."""
+    watch = ParentWatch(psutil.Process(), interval=0.05, mark=tmp_path / "stop").start()
+    time.sleep(0.2)
+    assert watch.reason() is None
+    (tmp_path / "stop").write_text("SIGTERM")
+    deadline = time.monotonic() + 5
+    while watch.reason() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "was told to stop (SIGTERM)" in (watch.reason() or "")
+
+
+def test_a_signal_writes_the_stop_mark_then_runs_the_handler_it_had(tmp_path):
+    seen = []
+    previous = signal.signal(signal.SIGUSR1, lambda signum, frame: seen.append(signum))
+    try:
+        stop_jobs_on_signals({"dir": str(tmp_path / "run")}, signals=(signal.SIGUSR1,))
+        os.kill(os.getpid(), signal.SIGUSR1)
+        time.sleep(0.1)
+        assert (tmp_path / "run" / "stop").read_text() == "SIGUSR1"
+        assert seen == [signal.SIGUSR1], "Snakemake's own handler must still run"
+    finally:
+        signal.signal(signal.SIGUSR1, previous)

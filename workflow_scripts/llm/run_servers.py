@@ -37,9 +37,10 @@ from pathlib import Path
 from typing import Iterator
 
 from workflow_scripts.llm import embedded
+from workflow_scripts.llm.watchdog import RUN_ENV, STOP_MARK
 
 log = logging.getLogger(__name__)
-ENV = "LLM_DILEMMAS_RUN"
+ENV = RUN_ENV
 """JSON {"pid", "host", "dir"} of the Snakemake run a job belongs to, set by :func:`mark_run`."""
 
 
@@ -55,6 +56,7 @@ def mark_run(state_dir: str | os.PathLike = ".snakemake/llm-dilemmas") -> dict:
     run = {"pid": os.getpid(), "host": socket.gethostname(),
            "dir": str((Path(state_dir) / f"run-{os.getpid()}").resolve())}
     os.environ[ENV] = json.dumps(run)
+    (Path(run["dir"]) / STOP_MARK).unlink(missing_ok=True)  # left by an earlier process of this pid
     return run
 
 
