@@ -276,8 +276,9 @@ def all_targets():
     if not IPD_MODELS:
         return targets
     for experiment in IPD_EXPERIMENTS:
-        if PARTIAL_RUN:
+        if PARTIAL_RUN:  # the query jobs only, the estimation check's among them (the plan counts them)
             targets += ipd_game_files(experiment) if ipd_kind(experiment) == "play" else ipd_answer_files(experiment)
+            targets += ipd_logprob_files(experiment) if ipd_has_check(experiment) else []
             continue
         targets += ipd_experiment_targets(experiment)
     if not PARTIAL_RUN and ipd_experiments_of("memory1"):

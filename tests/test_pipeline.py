@@ -1,11 +1,13 @@
 """The whole DAG on scripted providers: known strategies come back exactly, reruns are free."""
 
+import re
 import shutil
 
 import pandas as pd
 import pytest
+import yaml
 
-from tests.conftest import scripted_config
+from tests.conftest import REPO, scripted_config
 
 STRATEGY = ["p0", "pLL", "pLR", "pRL", "pRR"]
 
@@ -63,6 +65,19 @@ def test_partial_rerun_of_one_model_and_condition(workflow):
     produced = sorted(p.relative_to(flow.root / "results").as_posix() for p in (flow.root / "results").rglob("*.parquet"))
     assert produced == ["ipd/original/answers/grim/saint.parquet"]
     assert flow.provider_calls() == 5
+
+
+@pytest.mark.slow
+def test_a_partial_run_asks_the_estimation_check_of_its_conditions(workflow):
+    """The default config (its embedded model takes the estimation check of `original`) with
+    only_conditions=none: the run's query jobs are the plan's, the check's log-probability requests
+    of original/none among them (a dry run; before, the plan listed that job and the run left it out)."""
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    flow = workflow(config)
+    dry = flow.run("-n", "--config", "only_conditions=none").stdout
+    assert "results/ipd/original/logprobs/gemma3-270m/none.parquet" in dry
+    counts = dict(re.findall(r"^(ipd_\w+)\s+(\d+)$", dry, flags=re.M))
+    assert counts.get("ipd_logprobs") == "1", counts
 
 
 @pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset

@@ -145,10 +145,11 @@ def test_a_misspelt_key_gets_the_allowed_key_it_is_closest_to():
 
 
 def test_a_number_that_arrives_as_text_says_so():
-    """A nested --config value ("ipd={samples: 3}") reaches the config as the text '3': the message says
+    """A number in quotes in a file, or inside a nested --config value ("ipd={samples: 3}"), reaches the config as the text '3': the message says
     the value is text and where to give it; a non-numeric text ('ten') does not get that hint."""
     message = _schema_message(lambda c: c["ipd"].update(samples="3"))
     assert "field ipd.samples" in message and "The value is the text '3'" in message and "--configfile" in message
+    assert "in a file, remove the quotes" in message, "a quoted number in a --configfile overlay is fixed in that file"
     message = _schema_message(lambda c: c["models"]["gemma3-270m"]["decoding"].update(temperature="5"))
     assert "The value is the text '5'" in message
     assert "The value is the text" not in _schema_message(lambda c: c["ipd"].update(samples="ten"))

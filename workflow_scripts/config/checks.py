@@ -47,8 +47,9 @@ def explain_validation_error(error: Exception, config: dict | None = None) -> st
     if cause.validator == "additionalProperties" and isinstance(cause.instance, dict):
         message += _did_you_mean(cause)
     if cause.validator == "type" and _number_as_text(cause):
-        message += (f". The value is the text {cause.instance!r}: a number inside a nested --config value (such as "
-                    "--config \"ipd={samples: 3}\") reaches the config as text; give it in a --configfile overlay")
+        message += (f". The value is the text {cause.instance!r}: a number in quotes in a YAML file (samples: \"10\"), "
+                    "or inside a nested --config value (such as --config \"ipd={samples: 3}\"), reaches the config as "
+                    "text; in a file, remove the quotes; on the command line, give it in a --configfile overlay")
     if path and path[0] in SELECTION_FIELDS and cause.validator == "type":
         message += (f". A --config value that looks like a number arrives as a number: {path[0]} takes names "
                     "(condition ids such as base or none-w=0.5, model names), not risks or other values; "
