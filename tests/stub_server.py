@@ -198,10 +198,14 @@ class Handler(BaseHTTPRequestHandler):
         options = {**options, **self.stub.faults}
         prompt = user_text(messages)
         n = 1 if options.get("no_n") else int(body.get("n") or 1)
+        self._held = []  # a fault's reply goes out after its outcome is logged: a client never sees it first
         outcome = (self._fault(options, prompt, model, (model, body.get("seed"), digest(messages)))
                    or self._rejected(options, body))
+        held, self._held = self._held, None
         served = "batch:" if self.headers.get("x-stub-batch") else ""  # a line of a batch (tests/batch_stub.py)
         self.stub.record(model, served + (outcome or "answered"), body, n)
+        for reply in held:
+            self._send(*reply)
         if outcome:
             return
         time.sleep(float(options.get("delay", 0)))
@@ -286,6 +290,9 @@ class Handler(BaseHTTPRequestHandler):
         return outcome
 
     def _send(self, status: int, payload: dict, headers=None) -> None:
+        if getattr(self, "_held", None) is not None:
+            self._held.append((status, payload, headers))
+            return
         data = json.dumps(payload).encode()
         try:
             self.send_response(status)
