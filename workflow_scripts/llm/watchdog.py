@@ -106,6 +106,7 @@ class ParentWatch:
     Args:
         process: the Snakemake process to watch.
         interval: seconds between checks.
+        mark: the run's stop mark (:func:`stop_mark`): once it exists the job stops too; None: none.
     """
 
     def __init__(self, process: psutil.Process, interval: float = WATCH_INTERVAL_S, mark: Path | None = None):
