@@ -3,7 +3,8 @@
 State: risk p = 0.1, Player 2 (seat index 1) before round 3; round 1 contributions
 2, 0, 4, 2, 2, 0 (pool 10), round 2 contributions 4, 2, 2, 0, 2, 2 (pool 22). Player 2 has
 given 0 + 2 = 2 and holds 38. Rule numbers: 6 players, 40 units, 10 rounds, target 120,
-fair share 20 (2 per round), risk 10% and 90% of keeping the units.
+fair share 20 (2 per round), risk 10% and 90% of keeping the units. Every prompt ends with the
+answer line and then the seat line, the only line that differs between the seats of a round.
 """
 
 import re
@@ -21,8 +22,8 @@ STATE = """Contributions so far (units):
 - Round 1: Player 1: 2, Player 2: 0, Player 3: 4, Player 4: 2, Player 5: 2, Player 6: 0; pool after the round: 10
 - Round 2: Player 1: 4, Player 2: 2, Player 3: 2, Player 4: 0, Player 5: 2, Player 6: 2; pool after the round: 22
 Pool so far: 22 (target: 120)
-Current round: 3 of 10
-You are Player 2. Your remaining units: 38"""
+Current round: 3 of 10"""
+SEAT = "You are Player 2. Your remaining units: 38"
 ANSWER = "Answer with exactly one of: 0, 2, 4."
 DECISION_ANSWER = ANSWER + " Give only the number as output. Give no explanation."  # the format line (issue 18)
 
@@ -59,19 +60,25 @@ Hint: the fair share is 20 units per player, which is 2 units per round. If ever
 
 How many units do you contribute this round?
 
-{DECISION_ANSWER}""",
+{DECISION_ANSWER}
+
+{SEAT}""",
     "no_hint": f"""{BASE_RULES}
 {STATE}
 
 How many units do you contribute this round?
 
-{DECISION_ANSWER}""",
+{DECISION_ANSWER}
+
+{SEAT}""",
     "neutral": f"""{NEUTRAL_RULES}
 {STATE}
 
 How many units do you put in this round?
 
-{DECISION_ANSWER}""",
+{DECISION_ANSWER}
+
+{SEAT}""",
     "neutral_goal": f"""{NEUTRAL_RULES}
 Your goal: end the game with as many units as possible in expectation. Only your own payoff matters.
 
@@ -79,7 +86,9 @@ Your goal: end the game with as many units as possible in expectation. Only your
 
 How many units do you put in this round?
 
-{DECISION_ANSWER}""",
+{DECISION_ANSWER}
+
+{SEAT}""",
     "reword_1": f"""6 players, you among them, face a shared threat. Each of you holds 40 units, and the group plays 10 rounds.
 
 Each round, every player secretly chooses to contribute 0, 2 or 4 units to a common pool; the choices are revealed together. The group needs 120 units in the pool by the end of round 10. If the group gets there, everyone keeps whatever they did not contribute. If it falls short, catastrophe strikes with probability 10% and wipes out every player's remaining units; with probability 90% nothing happens and everyone keeps what they have. What you keep at the end is your payoff.
@@ -92,7 +101,9 @@ Hint: an equal split of the target is 20 units each, that is 2 units per round; 
 
 Choose your contribution for this round.
 
-{DECISION_ANSWER}""",
+{DECISION_ANSWER}
+
+{SEAT}""",
     "reword_2": f"""Imagine you are one member of a group of 6. Everyone begins with 40 units. Over 10 rounds, each member adds 0, 2 or 4 units per round to a shared pool, all at once and without talking.
 
 If the pool holds at least 120 units after the last round, the danger is averted and each member keeps the units they still hold. If the pool holds less than 120, a catastrophe destroys all units still held by every member with probability 10% (and spares them with probability 90%). Your score is the number of units you hold when the game ends.
@@ -105,7 +116,9 @@ Hint: the fair share of the 120 units is 20 per member, or 2 per round; 2 from e
 
 What do you add to the pool this round?
 
-{DECISION_ANSWER}""",
+{DECISION_ANSWER}
+
+{SEAT}""",
 }
 CONDITION_TEMPLATES = sorted(EXPECTED)
 NEUTRAL_TEMPLATES = ("neutral", "neutral_goal")
@@ -151,7 +164,8 @@ def test_loaded_word_check_can_fail():
 
 
 def test_question_prompt_appends_the_question_and_its_options():
-    """The value question follows the condition's text (without its answer line) and lists A, B, C."""
+    """The value question follows the condition's text (without its answer line), lists A, B, C and
+    ends with the seat line."""
     messages = prompter_for("base").question(view(), "question_payoff", ("A", "B", "C"))
     expected_tail = """How many units do you contribute this round?
 
@@ -160,7 +174,9 @@ Before you decide, answer a question about the rules. Compare two ways the game 
 (B) every player puts in 2 units in every round, so the pool reaches exactly 120.
 In this game, which gives you the higher expected payoff? Answer A if (A) gives more, B if (B) gives more, or C if both give the same.
 
-Answer with exactly one of: A, B, C. Give only the letter as output. Give no explanation."""
+Answer with exactly one of: A, B, C. Give only the letter as output. Give no explanation.
+
+You are Player 2. Your remaining units: 38"""
     assert messages[0]["content"].endswith(expected_tail)
     assert ANSWER not in messages[0]["content"]
 
@@ -182,10 +198,40 @@ def test_first_round_state_and_system_message():
     prompter = prompter_for("base", system="Follow specified goals")
     messages = prompter.decision(SeatView(RULES, 0.5, 0, GameState(RULES)))
     assert messages[0] == {"role": "system", "content": "Follow specified goals"}
-    assert (
+    assert messages[1]["content"].endswith(
         "Contributions so far: none yet, this is the first round.\nPool so far: 0 (target: 120)\n"
-        "Current round: 1 of 10\nYou are Player 1. Your remaining units: 40" in messages[1]["content"]
+        "Current round: 1 of 10\n\nHow many units do you contribute this round?\n\n"
+        f"{DECISION_ANSWER}\n\nYou are Player 1. Your remaining units: 40"
     )
+
+
+# Three rounds in which the seats gave 0, 2, 4, 6, 10 and 12 units in all (by hand: 0+0+0,
+# 0+2+0, 2+0+2, 2+4+0, 4+2+4, 4+4+4), so before round 4 they hold 40, 38, 36, 34, 30, 28.
+ROUNDS = ([0, 0, 2, 2, 4, 4], [0, 2, 0, 4, 2, 4], [0, 0, 2, 0, 4, 4])
+SEAT_LINES = [f"You are Player {n}. Your remaining units: {units}"
+              for n, units in zip(range(1, 7), (40, 38, 36, 34, 30, 28))]
+ASKED = [("decision", None, ("0", "2", "4")), ("question", "question_payoff", ("A", "B", "C")),
+         ("question", "question_target", ("60", "120", "180", "240"))]
+
+
+@pytest.mark.parametrize("template", CONDITION_TEMPLATES)
+@pytest.mark.parametrize("kind, question, options", ASKED)
+def test_the_six_seats_of_a_round_differ_only_in_the_last_line(template, kind, question, options):
+    """So a server reusing a shared prefix re-evaluates only the seat line: the six prompts of round 4
+    (a decision or a value question) are identical up to their last line, which names the seat and
+    the units it holds (above), after a blank line."""
+    state = GameState(RULES)
+    for contributions in ROUNDS:
+        state = state.play(contributions)
+    prompter = prompter_for(template)
+    contents = []
+    for seat in range(6):
+        view = SeatView(RULES, 0.1, seat, state)
+        messages = prompter.decision(view) if kind == "decision" else prompter.question(view, question, options)
+        contents.append(messages[-1]["content"])
+    heads, last_lines = zip(*(content.rsplit("\n", 1) for content in contents))
+    assert len(set(heads)) == 1 and heads[0].endswith("Give no explanation.\n")
+    assert list(last_lines) == SEAT_LINES
 
 
 def test_unknown_placeholder_is_refused():

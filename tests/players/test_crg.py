@@ -30,6 +30,19 @@ def test_read_prompt_recovers_the_state(template):
     assert state.options == ("0", "2", "4")
 
 
+def test_read_prompt_of_a_value_question_and_its_reask():
+    """A value question ends with its answer line (A, B, C) and the seat line; after a re-ask the
+    question's options are still the ones read, and a value question gets the first option."""
+    state = GameState(RULES).play([2, 0, 4, 2, 2, 0])
+    prompter = prompter_for("base")
+    asked = prompter.question(SeatView(RULES, 0.1, 4, state), "question_payoff", ("A", "B", "C"))
+    reasked = reask_messages(asked, "unreadable", ("A", "B", "C"), prompter.reask_note)
+    for text in (asked[0]["content"], user_text(reasked)):
+        read = read_prompt(text)
+        assert (read.round, read.seat, read.rounds, read.options) == (2, 4, ((2, 0, 4, 2, 2, 0),), ("A", "B", "C"))
+    assert answer("always_4", asked[0]["content"]) == "A"
+
+
 def test_answers_by_rule():
     """Player 5's others gave 4, 2, 2, 0, 2 in round 2: mean 2 -> conditional gives 2; always_4 gives 4."""
     assert answer("conditional", prompt()) == "2"

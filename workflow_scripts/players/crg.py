@@ -1,8 +1,9 @@
 """A scripted collective-risk player behind litellm's CustomLLM interface (for tests and dry runs).
 
-It reads the game state out of the prompt (the state block and answer line written by
-:mod:`workflow_scripts.crg.query.prompts`) and answers by a named rule, so the whole CRG pipeline can be
-run and checked end to end without a real model. Register it in the config::
+It reads the game state out of the prompt (the state block, the answer line and the seat line
+after it, written by :mod:`workflow_scripts.crg.query.prompts`) and answers by a named rule, so the
+whole CRG pipeline can be run and checked end to end without a real model. Register it in the
+config::
 
     custom_providers: {crgscripted: "workflow_scripts.players.crg:CRGScriptedPlayer"}
     models: {splitter: {enabled: true, litellm_model: "crgscripted/exact_split"}}
@@ -37,7 +38,8 @@ _ROUND = re.compile(r"^Current round: (\d+) of (\d+)$", re.MULTILINE)
 _SEAT = re.compile(r"^You are Player (\d+)\.", re.MULTILINE)
 _HISTORY = re.compile(r"^- Round (\d+): (.*); pool after the round: \d+$", re.MULTILINE)
 _ENTRY = re.compile(r"Player (\d+): (\d+)")
-_OPTIONS = re.compile(r"Answer with exactly one of: ([^\n]+?)\.(?: Give only the \w+ as output\. Give no explanation\.)?\s*$")
+_OPTIONS = re.compile(
+    r"^Answer with exactly one of: ([^\n]+?)\.(?: Give only the \w+ as output\. Give no explanation\.)?$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -61,12 +63,11 @@ def read_prompt(prompt: str) -> PromptState:
     """Recover the state from a rendered CRG prompt.
 
     Raises:
-        ValueError: if the prompt lacks the state block or the answer line.
+        ValueError: if the prompt lacks the state block, the answer line or the seat line.
     """
-    found_round, found_seat = _ROUND.search(prompt), _SEAT.search(prompt)
-    found_options = _OPTIONS.search(prompt.strip())
+    found_round, found_seat, found_options = (pattern.search(prompt) for pattern in (_ROUND, _SEAT, _OPTIONS))
     if not (found_round and found_seat and found_options):
-        raise ValueError("not a collective-risk prompt: state block or answer line missing")
+        raise ValueError("not a collective-risk prompt: state block, answer line or seat line missing")
     rounds = tuple(
         tuple(int(c) for _, c in sorted(_ENTRY.findall(line), key=lambda e: int(e[0])))
         for _, line in _HISTORY.findall(prompt)

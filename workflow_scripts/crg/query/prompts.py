@@ -2,15 +2,20 @@
 
 A template is plain text with ``$name`` placeholders (:class:`string.Template`; ``$$`` is a
 literal dollar). Every prompt is one user message, stateless: the condition's template (rules,
-risk, hint, ...) with the game state inserted at ``$state``, and a final answer line written
-here so that every condition asks for the answer in the same words:
-``Answer with exactly one of: 0, 2, 4. Give only the number as output. Give no explanation.``
-(the format sentence of the same kind as seed 001's "Give only the character as output. Give no
-explanation."; seed 000 prints no prompts, so the wording is ours). A re-ask (the one policy of
-:func:`workflow_scripts.llm.choice.ask_choice`) adds the unreadable answer and the ``reask``
-template quoting it; a value question appends its template's text to the condition's prompt.
-Templates are checked by :class:`workflow_scripts.llm.templates.TemplateSet`. The placeholders and
-the state block are documented in ``config/prompts/crg/README.md``.
+risk, hint, ...) with the game state inserted at ``$state``, then an answer line and, last, the
+seat line, both written here so that every condition ends in the same words::
+
+    Answer with exactly one of: 0, 2, 4. Give only the number as output. Give no explanation.
+
+    You are Player 4. Your remaining units: 34
+
+(the format sentence is of the same kind as seed 001's "Give only the character as output. Give no
+explanation."; seed 000 prints no prompts, so the wording is ours). The seat line comes last so
+that the six prompts of a round are identical up to it (:func:`render_state`). A re-ask (the one
+policy of :func:`workflow_scripts.llm.choice.ask_choice`) adds the unreadable answer and the
+``reask`` template quoting it; a value question puts its template's text between the condition's
+text and the answer line. Templates are checked by :class:`workflow_scripts.llm.templates.TemplateSet`.
+The placeholders, the state block and the layout are documented in ``config/prompts/crg/README.md``.
 """
 
 from __future__ import annotations
@@ -49,7 +54,8 @@ def spoken_list(items: Sequence[str]) -> str:
 
 
 def answer_line(options: Sequence[str]) -> str:
-    """Final line of every prompt: ``Answer with exactly one of: 0, 2, 4.`` and :func:`answer_format`."""
+    """The answer line of every prompt, just before the seat line: ``Answer with exactly one of:
+    0, 2, 4.`` and :func:`answer_format`."""
     return f"Answer with exactly one of: {', '.join(options)}. {answer_format(options)}"
 
 
@@ -84,18 +90,20 @@ def rule_fields(rules: Rules, p: float) -> dict[str, str]:
 
 
 def render_state(view: SeatView) -> str:
-    """The game state as every template shows it (fixed wording, free of loaded words).
-
-    The history comes first and is the same for all six seats; only the last line names the
-    seat. So the six prompts of a round share everything up to that line, and a round's prompt
-    extends the previous round's history: a local server reuses its cached prefix (ours; see
-    ``config/prompts/crg/README.md``). Example for Player 2 before round 2::
+    """The game state as every template shows it at ``$state`` (fixed wording, free of loaded
+    words): the history, the pool and the round, the same for all six seats of a round. The seat's
+    own line is not in it but ends the prompt (:func:`seat_line`, :meth:`Prompter.decision`), so the
+    six prompts of a round are identical up to their last line, and a local server that reuses the
+    KV cache of a shared prefix (llama.cpp; ours: up to a 32-token batch boundary,
+    :func:`workflow_scripts.llm.chat_server.aligned_prefix`) evaluates for each further seat only
+    that line and the rest of its last batch (with the seat line here, it evaluated the template's
+    question and the answer line again for every seat).
+    Example before round 2::
 
         Contributions so far (units):
         - Round 1: Player 1: 2, Player 2: 2, ..., Player 6: 2; pool after the round: 12
         Pool so far: 12 (target: 120)
         Current round: 2 of 10
-        You are Player 2. Your remaining units: 38
     """
     rules, state = view.rules, view.state
     lines = []
@@ -109,14 +117,25 @@ def render_state(view: SeatView) -> str:
     lines += [
         f"Pool so far: {state.pool} (target: {rules.target})",
         f"Current round: {view.round} of {rules.n_rounds}",
-        f"You are Player {view.seat + 1}. Your remaining units: {view.remaining}",
     ]
     return "\n".join(lines)
+
+
+def seat_line(view: SeatView) -> str:
+    """The last line of every prompt, the only one that differs between the seats of a round:
+    ``You are Player 2. Your remaining units: 38`` (seat index 1, 1-based in the text; units the
+    seat still holds)."""
+    return f"You are Player {view.seat + 1}. Your remaining units: {view.remaining}"
 
 
 @dataclass(frozen=True)
 class Prompter:
     """Builds the messages of one condition.
+
+    Every prompt (decision or value question) ends with the answer line and then the seat line
+    (:func:`seat_line`), the only line in which the six seats of a round differ: their prompts are
+    identical up to it, so a local server reusing a cached prefix re-evaluates only that line
+    (:func:`render_state`).
 
     Attributes:
         template_name: the condition's template (e.g. ``base``).
@@ -154,21 +173,27 @@ class Prompter:
         return self.templates[REASK_TEMPLATE]
 
     def body(self, view: SeatView) -> str:
-        """The condition's text for this view, without the answer line."""
+        """The condition's text for this view: its template with the state block, without the
+        answer line and the seat line."""
         return self.templates.render(self.template_name, **rule_fields(view.rules, view.p), state=render_state(view))
 
     def decision(self, view: SeatView) -> list[dict]:
-        """Messages asking for this round's contribution."""
-        return self._messages(f"{self.body(view)}\n\n{answer_line(view.rules.options)}")
+        """Messages asking for this round's contribution: :meth:`body`, the answer line, the seat line."""
+        return self._ask(view, self.body(view), view.rules.options)
 
     def question(self, view: SeatView, question_template: str, options: Sequence[str]) -> list[dict]:
-        """Messages asking one value question (its template appended to the condition's text).
+        """Messages asking one value question: :meth:`body`, the question's template, the answer
+        line of ``options``, the seat line.
 
         Raises:
             TemplateError: if the question template is missing.
         """
         asked = self.templates.render(question_template, **rule_fields(view.rules, view.p))
-        return self._messages(f"{self.body(view)}\n\n{asked}\n\n{answer_line(options)}")
+        return self._ask(view, f"{self.body(view)}\n\n{asked}", options)
+
+    def _ask(self, view: SeatView, text: str, options: Sequence[str]) -> list[dict]:
+        """``text``, then the answer line, then the seat line last (see :func:`render_state`)."""
+        return self._messages(f"{text}\n\n{answer_line(options)}\n\n{seat_line(view)}")
 
     def _messages(self, content: str) -> list[dict]:
         system = [{"role": "system", "content": self.system}] if self.system else []
