@@ -4,7 +4,9 @@ Each test runs a benchmark script's main() with its defaults and requires exit s
 for bench_memory2_nash.py that means identical Nash / rival verdicts of the MDP and of the
 brute force over all 2^21 deterministic memory-2 strategies on 27 strategies at w = 0 and
 w = 0.01, and a speed-up of at least 1000x; for bench_calls.py, log-probabilities making at least
-50x fewer calls per strategy than 50-sample elicitation on the paper grid. Use
+50x fewer calls per strategy than 50-sample elicitation on the paper grid; for
+crg_prompt_tokens.py, at least 1.5x fewer prompt tokens evaluated per collective-risk decision with
+the seat line last than with the layout before. Use
 `pytest benchmarks -q -s` to see the tables.
 """
 
@@ -13,6 +15,7 @@ import bench_confidence
 import bench_memory2_nash
 import bench_random_opponents
 import bench_sequential
+import crg_prompt_tokens
 
 
 def test_memory2_nash_benchmark():
@@ -40,3 +43,9 @@ def test_sequential_benchmark():
 def test_confidence_benchmark():
     """Posterior classification of every strategy of the paper grid on 2 processes within 5 minutes."""
     assert bench_confidence.main([]) == 0
+
+
+def test_crg_prompt_tokens_benchmark():
+    """The seat line last makes the embedded server evaluate >= 1.5x fewer prompt tokens per
+    collective-risk decision than the layout before (tokenizer only, a few seconds)."""
+    assert crg_prompt_tokens.main([]) == 0

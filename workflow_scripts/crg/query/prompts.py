@@ -97,7 +97,7 @@ def render_state(view: SeatView) -> str:
     KV cache of a shared prefix (llama.cpp; ours: up to a 32-token batch boundary,
     :func:`workflow_scripts.llm.chat_server.aligned_prefix`) evaluates for each further seat only
     that line and the rest of its last batch (with the seat line here, it evaluated the template's
-    question and the answer line again for every seat).
+    question and the answer line again for every seat: ``benchmarks/crg_prompt_tokens.py``).
     Example before round 2::
 
         Contributions so far (units):
