@@ -12,6 +12,7 @@ from workflow_scripts.config.checks import explain_validation_error, study_model
 from workflow_scripts.config.schema import defaults  # noqa: E402
 from workflow_scripts.crg.design.groups import analysis_conditions, mixed_models  # noqa: E402
 from workflow_scripts.crg.design.jobs import find_job, job_templates, planned_jobs  # noqa: E402
+from workflow_scripts.crg.query.prompts import PROMPT_LAYOUT as CRG_PROMPT_LAYOUT  # noqa: E402
 from workflow_scripts.crg.design.settings import analysis_settings as crg_analysis_settings, crg_settings  # noqa: E402
 from workflow_scripts.workflow.checks import config_problems, selection  # noqa: E402
 from workflow_scripts.ipd.design.conditions import STANDARD_PAYOFFS, analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions, experiment_estimation, neutral_framings  # noqa: E402

@@ -1,7 +1,7 @@
 # Collective-risk dilemma (seed 000), stage query (workflow_scripts/crg/query/): one play job per
 # lineup x design x condition, then a merge. Lineup: a model name, or "a+b" for the two models of a mixed
 # table (design 4). Needs from rules/common.smk: the CRG grid (CRG_JOBS, crg_job), model_params,
-# is_embedded, api_calls, budget_usd, RUNTIME.
+# is_embedded, api_calls, budget_usd, RUNTIME, CRG_PROMPT_LAYOUT.
 
 
 rule crg_play:
@@ -18,6 +18,7 @@ rule crg_play:
     params:
         job=lambda w: crg_job(w).to_params(),
         templates=lambda w: job_templates(crg_job(w), config, workflow.basedir),
+        prompt_layout=CRG_PROMPT_LAYOUT,  # the code's part of every prompt (a change reruns the games)
         models=lambda w: {m: model_params(m, crg_job(w).condition.decoding) for m in crg_job(w).models},
         runtime=RUNTIME,
     resources:

@@ -30,6 +30,10 @@ from workflow_scripts.llm.choice import REASK_FIELDS
 from workflow_scripts.llm.templates import PromptTemplate, TemplateError, TemplateSet
 
 REASK_TEMPLATE = "reask"
+PROMPT_LAYOUT = 2
+"""Version of what the code adds around a condition's template (state block, answer line, seat line):
+1 had the seat line at the end of the state block, 2 ends the prompt with it. A crg_play param, so a
+change reruns the play jobs (their answers come from the response cache when the prompts are the same)."""
 RULE_FIELDS = (
     "players", "others", "endowment", "rounds", "actions", "max_action", "target",
     "fair_share", "fair_share_per_round", "p_percent", "keep_percent",
