@@ -24,6 +24,7 @@ from workflow_scripts.ipd.query.prompts import kind_templates  # noqa: E402
 from workflow_scripts.llm import Runtime  # noqa: E402
 from workflow_scripts.llm.budget import Budget  # noqa: E402
 from workflow_scripts.llm.run_servers import mark_run, stop_run  # noqa: E402
+from workflow_scripts.scripts.warm import start as start_warm  # noqa: E402
 from workflow_scripts.llm.watchdog import stop_jobs_on_signals  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
 from workflow_scripts.workflow.providers import (  # noqa: E402
@@ -79,6 +80,7 @@ onstart:
         logger.warning(redact(f"warning: {_hint}", config))
     if workflow.local_exec:  # jobs on cluster nodes start their own, on their node
         RUN.update(mark_run())
+        start_warm(RUN)  # analysis and figure jobs fork from one interpreter that has their imports
         stop_jobs_on_signals(RUN)  # kill -INT / kill <pid> of Snakemake alone: its jobs stop asking
 
 

@@ -8,13 +8,21 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, scripted_config
+from tests.ops_helpers import stable_tables
 
 STRATEGY = ["p0", "pLL", "pLR", "pRL", "pRR"]
 
 
+def pngs(root) -> dict[str, bytes]:
+    """Every PNG figure of a run's results."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "results").rglob("*.png"))}
+
+
 @pytest.mark.slow
 def test_scripted_strategies_are_recovered_and_a_rerun_makes_no_call(workflow):
-    """TFT (1;1,0,1,0) and GRIM (1;1,0,0,0) by their definitions (Axelrod 1984; Friedman 1971)."""
+    """TFT (1;1,0,1,0) and GRIM (1;1,0,0,0) by their definitions (Axelrod 1984; Friedman 1971). The first
+    run's analysis and figure jobs run in the run's warm interpreter, the rerun's each in a process of
+    its own: every table and figure is the same."""
     flow = workflow(scripted_config({"tft": "TFT", "grim": "GRIM"}, samples=4))
     flow.run()
     strategies = pd.read_csv(flow.root / "results/ipd/original/strategies.csv").set_index(["model", "condition"])
@@ -27,11 +35,16 @@ def test_scripted_strategies_are_recovered_and_a_rerun_makes_no_call(workflow):
     for name in ("tables/counts.md", "tables/strategies.md", "figures/cooperation.png", "figures/cooperation.pdf"):
         assert (flow.root / "results/ipd/original" / name).stat().st_size > 0
     before = (flow.root / "results/ipd/original/strategies.csv").read_text()
+    warm_log = (flow.root / "logs/servers/warm.log").read_text()
+    assert warm_log.count(" INFO job ") >= 10, warm_log  # the analysis and figure jobs ran in the warm interpreter
+    tables, figures = stable_tables(flow.root), pngs(flow.root)
 
     shutil.rmtree(flow.root / "results")
-    flow.run()
+    flow.run(env={"LLM_DILEMMAS_WARM": "0"})  # every job in a process of its own (workflow_scripts/scripts/warm.py)
     assert flow.provider_calls() == 80, "rerun after deleting results/ must make zero provider calls"
     assert (flow.root / "results/ipd/original/strategies.csv").read_text() == before
+    assert (flow.root / "logs/servers/warm.log").read_text() == warm_log  # no warm interpreter this time
+    assert stable_tables(flow.root) == tables and pngs(flow.root) == figures  # the same, byte for byte
     stats = pd.read_csv(flow.root / "results/ipd/original/query_stats.csv")
     assert stats["calls"].sum() == 0 and stats["cache_hits"].sum() == 80
 

@@ -1,5 +1,9 @@
 """Rule plan: the spend plan of both studies, before any call (workflow_scripts/tools/plan.py)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 from workflow_scripts.tools.plan import call_plan, markdown, summary, with_totals
 from workflow_scripts.scripts.logs import rule_log, tell
 

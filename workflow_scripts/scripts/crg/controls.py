@@ -1,5 +1,9 @@
 """Rule crg_controls: Table 4 (controls against Base, permutation tests, Bonferroni count)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.crg.analysis.controls import table4, table4_wide

@@ -1,5 +1,9 @@
 """Rule crg_figure_selfplay: Fig. 2 (self-play over the risk grid), PNG + PDF."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.crg.figures.selfplay import selfplay_figure

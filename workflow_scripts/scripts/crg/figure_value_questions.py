@@ -1,5 +1,9 @@
 """Rule crg_figure_value_questions: value questions against play, PNG + PDF."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.crg.figures.value_questions import knowledge_figure

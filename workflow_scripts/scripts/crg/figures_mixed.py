@@ -1,5 +1,9 @@
 """Rule crg_figures_mixed: Fig. 3 (pairwise matrices) and Fig. 4 (mixed tables), PNG + PDF."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.crg.figures.mixed import mixed_figure, pair_figure

@@ -1,5 +1,9 @@
 """Rule crg_figures_selection: Fig. 5 (selection over models) and Fig. S7 (invasion), PNG + PDF."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.crg.figures.selection import invasion_figure, selection_figure

@@ -1,6 +1,10 @@
 """Rule crg_merge: every CRG job's tables in one parquet file per kind, the query counts, and the
 invalid rates of the model seats' decisions and value questions (the one summary of the LLM layer)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.crg.query.rows import SCHEMAS, merge

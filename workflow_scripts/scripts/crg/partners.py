@@ -1,5 +1,9 @@
 """Rule crg_partners: Table 5 (units before / after settlement beside scripted partners)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.crg.analysis.partners import table5, table5_wide

@@ -1,5 +1,9 @@
 """Rule crg_seats: one row per seat and game with opt(p), the loss split and the exact split."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.crg.analysis.seat_results import seat_results

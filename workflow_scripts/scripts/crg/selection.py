@@ -1,5 +1,9 @@
 """Rule crg_selection: payoff table, fixation probabilities, stationary distributions (Fig. 5, S7)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES

@@ -1,5 +1,9 @@
 """Rule crg_value_questions: what the models know (value questions) against what they do."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.crg.analysis.value_questions import answers_and_play, knowledge

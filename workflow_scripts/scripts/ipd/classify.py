@@ -1,5 +1,9 @@
 """Rule ipd_classify: Nash / partner / rival of every strategy of one experiment (Tables S27-S31)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.posterior import strategy_posteriors

@@ -1,5 +1,9 @@
 """Rule ipd_decoding: Table S1, the decoding parameters sent to each model (from the response cache)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.decoding import CACHE_KEY_COLUMN, decoding_table, sent_parameters

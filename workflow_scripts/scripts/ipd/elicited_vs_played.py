@@ -1,6 +1,10 @@
 """Rule ipd_elicited_vs_played: actual play against the memory-1 strategy elicited with the same
 framing and payoffs (seed 001, SI §4.6 against §4.1)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.gametheory.known import known_memory1

@@ -8,6 +8,10 @@ Each strategy's readings get their posterior probabilities (ipd.analysis.reading
 reading_confidence.csv, and p_reading / p_nearest in the strategy table.
 """
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.design.conditions import Condition, condition_table

@@ -2,6 +2,10 @@
 interval, for every memory-1 scenario and condition of one experiment (CSV, Markdown, PNG + PDF).
 Probabilities of label-swap controls are mapped back to cooperate (L) / defect (R) first (ipd.labels)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.estimation_check import check_figure, check_summary, check_tables, estimation_check

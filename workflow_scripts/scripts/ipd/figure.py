@@ -1,5 +1,9 @@
 """Rule ipd_figure: cooperation probability per scenario and model (Fig. 1B), each strategy's reading beneath."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.figures.cooperation import cooperation_figure, strategy_readings

@@ -1,5 +1,9 @@
 """Rule ipd_figure_elicited_vs_played: elicited against played memory-1 strategies, PNG + PDF."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.figures.elicited_vs_played import elicited_vs_played_figure

@@ -1,6 +1,10 @@
 """Rule ipd_figure_estimates: Fig. 2A/B (entries against w and x), Fig. 3 (memory-2) or Fig. 4 (framings) of
 one experiment, by the wildcard ``figure``, PNG + PDF."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.design.labels import standard_only

@@ -1,5 +1,9 @@
 """Rule ipd_figure_payoff_range: Fig. 1C, each strategy's payoff range against any co-player, PNG and PDF."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.figures.cooperation import strategy_readings

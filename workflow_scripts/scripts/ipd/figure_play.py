@@ -1,5 +1,9 @@
 """Rule ipd_figure_play: cooperation per round in actual play (seed 001, SI §5.6), PNG + PDF."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.figures.play import play_figure

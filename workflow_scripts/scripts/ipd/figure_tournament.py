@@ -1,5 +1,9 @@
 """Rule ipd_figure_tournament: Fig. 5A (wins, totals) and Fig. 5B (propensities), PNG + PDF."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.figures.tournaments import propensities_figure, totals_figure, wins_figure

@@ -1,5 +1,9 @@
 """Rule ipd_label_swap: cooperation under the standard labels and each label-swap control (ipd.label_control)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.label_control import comparisons, markdown_tables, summary

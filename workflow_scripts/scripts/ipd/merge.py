@@ -1,6 +1,10 @@
 """Rules ipd_merge and ipd_play_merge: one experiment's per-job answer tables in one parquet file,
 plus the query counts of every job."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 from workflow_scripts.ipd.query import elicit, play
 from workflow_scripts.llm import records
 from workflow_scripts.llm.accounting import read_counts

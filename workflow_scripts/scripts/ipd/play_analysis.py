@@ -1,5 +1,9 @@
 """Rule ipd_play_analysis: move sequences, cooperation per round, last-round defection (SI §5.6)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.actual_play import cooperation_by_round, last_round, sequence_tables, sequences

@@ -1,5 +1,9 @@
 """Rule ipd_references: Tables S2 and S3, the memory-1 and memory-2 reference strategies the analyses use."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 from workflow_scripts.gametheory.known import reference_table
 from workflow_scripts.ipd.tables.documents import reference_document
 from workflow_scripts.scripts.logs import rule_log

@@ -1,5 +1,9 @@
 """Rule ipd_seed001_confidence: seed 001's five published strategies, their verdicts and probabilities."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 from workflow_scripts.ipd.analysis.seed_confidence import seed_001_table
 from workflow_scripts.ipd.analysis.verdict_confidence import Settings
 from workflow_scripts.ipd.tables.confidence import seed_001_document

@@ -1,5 +1,9 @@
 """Rule ipd_tables: Markdown versions of Tables S4-S11 (counts) and S12-S26 (strategies) of one experiment."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.reading import RULE_TEXT

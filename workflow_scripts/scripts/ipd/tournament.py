@@ -1,6 +1,10 @@
 """Rule ipd_tournament: round robins over the neutral-framing disciplines (Fig. 5A, Figs. S1-S10) and
 the strategies of every model across them (Fig. 5B's data)."""
 
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
 import pandas as pd
 
 from workflow_scripts.ipd.tables.tournaments import tournament_document
