@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from workflow_scripts.crg.analysis.game_bootstrap import (
-    bootstrap, cell_games, drawn_seats, game_draws, resample, same_path_batches, stack, stacked_seats,
+    blockwise, bootstrap, cell_games, drawn_seats, game_draws, resample, same_path_batches, stack, stacked_seats,
     top_probabilities, with_intervals)
 from workflow_scripts.crg.analysis.mixed import pair_matrix, pair_matrix_draws
 from workflow_scripts.crg.analysis.seat_results import SELF_PLAY_DESIGNS
@@ -287,3 +287,14 @@ def test_hand_made_draws_take_both_pandas_paths():
     own, mixed = done[done["design"] != "mixed"], done[done["design"] == "mixed"]
     assert len(same_path_batches(own, ["draw"], ["model", "p"], "expected_payoff")) == 2
     assert len(same_path_batches(mixed, ["draw"], ["game_id", "lineup", "p", "model"], "expected_payoff", sort=False)) == 2
+
+
+def test_blocks_of_draws_give_the_same_frame():
+    """blockwise (memory bounded by a block) gives the frame of one call on all draws, draws renumbered."""
+    seats = hand_made()
+    cells = cell_games(seats)
+    numbers = game_draws(cells, 7, seed=6)
+    for fast, args in ((pair_matrix_draws, (["a", "b", "c"],)), (stationary_draws, (["a", "b"], [6, 30], 6, 1.0))):
+        whole = fast(seats, cells, numbers, *args)
+        pd.testing.assert_frame_equal(blockwise(fast, seats, cells, numbers, *args, rows=2 * len(seats)), whole,
+                                      check_exact=True)

@@ -16,7 +16,7 @@ sample, not a table of games through a multi-step chain.
 Two paths give the same draws. :func:`bootstrap` is the definition: one resampled seat table a
 draw, the statistic run on it. The fast path takes the draws as game numbers (:func:`game_draws`,
 the same ``rng.integers`` calls in the same order), puts all draws' seat rows in one frame
-(:func:`stacked_seats`) and computes each step once over all draws
+(:func:`stacked_seats`, in blocks of draws: :func:`blockwise`) and computes each step once over them
 (:func:`workflow_scripts.crg.analysis.mixed.pair_matrix_draws`,
 :func:`workflow_scripts.crg.analysis.selection.stationary_draws`), summing every number as the
 straightforward path does (in the same order, by the same pandas kernel:
@@ -114,6 +114,19 @@ def stacked_seats(seats: pd.DataFrame, cells: list[list[np.ndarray]], numbers: n
     rows = np.concatenate([games[number] for number in numbers.ravel()])
     copy = np.repeat(np.arange(numbers.size), lengths)
     return seats.iloc[rows].assign(game_id=copy, draw=copy // numbers.shape[1])
+
+
+def blockwise(statistic_draws: Callable[..., pd.DataFrame], seats: pd.DataFrame, cells: list[list[np.ndarray]],
+              numbers: np.ndarray, *args, rows: int = 2**18) -> pd.DataFrame:
+    """``statistic_draws(seats, cells, numbers, *args)`` (a fast path, one frame with column ``draw``)
+    run on blocks of draws of at most about ``rows`` stacked seat rows (one draw at least), the
+    blocks' draws numbered on: the same frame, with memory bounded by the block. Every draw is
+    computed alone, so the numbers do not depend on the blocks."""
+    size, parts = max(1, rows // max(len(seats), 1)), []
+    for start in range(0, len(numbers), size):
+        part = statistic_draws(seats, cells, numbers[start:start + size], *args)
+        parts.append(part.assign(draw=part["draw"] + start))
+    return pd.concat([part for part in parts if len(part)] or parts[:1], ignore_index=True)  # dtypes of the rows
 
 
 def same_path_batches(frame: pd.DataFrame, call: list[str], by: list[str], value: str, sort: bool = True

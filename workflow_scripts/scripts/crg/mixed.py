@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from workflow_scripts.crg.analysis.game_bootstrap import cell_games, game_draws, with_intervals
+from workflow_scripts.crg.analysis.game_bootstrap import blockwise, cell_games, game_draws, with_intervals
 from workflow_scripts.crg.analysis.mixed import PAIR_KEYS, contributions, pair_matrix, pair_matrix_draws, replacement
 from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.crg.analysis.seat_results import SELF_PLAY_DESIGNS, pick
@@ -17,7 +17,7 @@ with rule_log(snakemake.log[0]) as log:
     models = list(params.models)
     cells = cell_games(seats)
     numbers = game_draws(cells, int(params.draws), derive_seed(params.seed, "pair_matrix"))
-    resampled = pair_matrix_draws(seats, cells, numbers, models)
+    resampled = blockwise(pair_matrix_draws, seats, cells, numbers, models)
     with_intervals(pair_matrix(mixed, selfplay, models), resampled, PAIR_KEYS, ["value"], params.confidence).to_csv(
         snakemake.output.pairs, index=False)
     replacement(mixed, selfplay, models, params.confidence, params.resamples, params.seed).to_csv(

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
-from workflow_scripts.crg.analysis.game_bootstrap import cell_games, game_draws, top_probabilities, with_intervals
+from workflow_scripts.crg.analysis.game_bootstrap import blockwise, cell_games, game_draws, top_probabilities, with_intervals
 from workflow_scripts.crg.analysis.seat_results import pick
 from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.crg.analysis.selection import payoff_table, stationary_draws, target_rates, weighted_target_rates
@@ -25,7 +25,7 @@ with rule_log(snakemake.log[0]) as log:
 
     cells = cell_games(seats)
     numbers = game_draws(cells, int(params.draws), derive_seed(params.seed, "selection"))
-    draws = stationary_draws(seats, cells, numbers, models, list(params.population_sizes), group, params.beta)
+    draws = blockwise(stationary_draws, seats, cells, numbers, models, list(params.population_sizes), group, params.beta)
     keys = ["population", "p", "model"]
     stationary = with_intervals(stationary, draws, keys, ["mass"], params.confidence).merge(
         top_probabilities(draws, keys[:2], "model", "mass", count=len(numbers)), on=keys, how="left")
