@@ -3,13 +3,15 @@
 Each test runs a benchmark script's main() with its defaults and requires exit status 0:
 for bench_memory2_nash.py that means identical Nash / rival verdicts of the MDP and of the
 brute force over all 2^21 deterministic memory-2 strategies on 27 strategies at w = 0 and
-w = 0.01, and a speed-up of at least 1000x; for bench_calls.py, log-probabilities making at least
+w = 0.01, and a speed-up of at least 1000x; for bench_game_bootstrap.py, every draw's number equal
+on both paths and a speed-up of at least 5x; for bench_calls.py, log-probabilities making at least
 50x fewer calls per strategy than 50-sample elicitation on the paper grid. Use
 `pytest benchmarks -q -s` to see the tables.
 """
 
 import bench_calls
 import bench_confidence
+import bench_game_bootstrap
 import bench_memory2_nash
 import bench_random_opponents
 import bench_sequential
@@ -40,3 +42,9 @@ def test_sequential_benchmark():
 def test_confidence_benchmark():
     """Posterior classification of every strategy of the paper grid on 2 processes within 5 minutes."""
     assert bench_confidence.main([]) == 0
+
+
+def test_game_bootstrap_benchmark():
+    """The CRG game bootstrap's fast path gives every number of the straightforward one and is >= 5x
+    faster on a synthetic table of the paper's shape (about 2.5 minutes)."""
+    assert bench_game_bootstrap.main([]) == 0
