@@ -3,7 +3,8 @@
 Each test runs a benchmark script's main() with its defaults and requires exit status 0:
 for bench_memory2_nash.py that means identical Nash / rival verdicts of the MDP and of the
 brute force over all 2^21 deterministic memory-2 strategies on 27 strategies at w = 0 and
-w = 0.01, and a speed-up of at least 1000x; for bench_calls.py, log-probabilities making at least
+w = 0.01, and a speed-up of at least 1000x; for bench_game_bootstrap.py, every draw's number equal
+on both paths and a speed-up of at least 5x; for bench_calls.py, log-probabilities making at least
 50x fewer calls per strategy than 50-sample elicitation on the paper grid; for
 crg_prompt_tokens.py, at least 1.5x fewer prompt tokens evaluated per collective-risk decision with
 the seat line last than with the layout before. Use
@@ -12,6 +13,7 @@ the seat line last than with the layout before. Use
 
 import bench_calls
 import bench_confidence
+import bench_game_bootstrap
 import bench_memory2_nash
 import bench_random_opponents
 import bench_sequential
@@ -49,3 +51,9 @@ def test_crg_prompt_tokens_benchmark():
     """The seat line last makes the embedded server evaluate >= 1.5x fewer prompt tokens per
     collective-risk decision than the layout before (tokenizer only, a few seconds)."""
     assert crg_prompt_tokens.main([]) == 0
+
+
+def test_game_bootstrap_benchmark():
+    """The CRG game bootstrap's fast path gives every number of the straightforward one and is >= 5x
+    faster on a synthetic table of the paper's shape (about 2.5 minutes)."""
+    assert bench_game_bootstrap.main([]) == 0

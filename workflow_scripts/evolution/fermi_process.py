@@ -39,6 +39,7 @@ can turn a bistable pair into the wrong absorbing state).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -68,11 +69,20 @@ def group_fitness(payoff_a: np.ndarray, payoff_b: np.ndarray, population: int, g
     payoff_a, payoff_b = np.asarray(payoff_a, float), np.asarray(payoff_b, float)
     if payoff_a.shape != (group_size + 1,) or payoff_b.shape != (group_size + 1,):
         raise ValueError(f"payoffs need shape ({group_size + 1},) (k = 0 .. {group_size} A's in the group)")
+    weight_a, weight_b = _co_player_weights(int(population), int(group_size))
+    return _weighted(weight_a, payoff_a[1:]), _weighted(weight_b, payoff_b[:-1])
+
+
+@functools.lru_cache(maxsize=None)
+def _co_player_weights(population: int, group_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hypergeometric weights of group_fitness, shape (N - 1, n) each (row j - 1, column a); read-only."""
     mutants = np.arange(1, population)[:, None]
     others = np.arange(group_size)[None, :]  # A's among the n - 1 co-players
-    weight_a = hypergeom.pmf(others, population - 1, mutants - 1, group_size - 1)
-    weight_b = hypergeom.pmf(others, population - 1, mutants, group_size - 1)
-    return _weighted(weight_a, payoff_a[1:]), _weighted(weight_b, payoff_b[:-1])
+    weights = (hypergeom.pmf(others, population - 1, mutants - 1, group_size - 1),
+               hypergeom.pmf(others, population - 1, mutants, group_size - 1))
+    for weight in weights:
+        weight.setflags(write=False)
+    return weights
 
 
 def _weighted(weights: np.ndarray, payoffs: np.ndarray) -> np.ndarray:

@@ -122,6 +122,21 @@ def payoff_tensor(frame: pd.DataFrame, models: list[str], group_size: int) -> np
     return tensor
 
 
+def tensor_complete(tensor: np.ndarray, population: int, group_size: int) -> bool:
+    """Whether a :func:`payoff_tensor` has every payoff the selection at N = ``population`` uses.
+
+    The condition of :func:`missing_splits` on the tensor: ``tensor[i, j, k]`` is present (not
+    NaN) for every ordered pair i != j and every k >= 1 of :func:`required_seats` (k = 1 .. n - 1
+    in one table, 1 .. n otherwise): seats_a = k needs payoff_a at k and payoff_b at n - k.
+
+    Args:
+        tensor: shape (S, S, n + 1).
+    """
+    used = [k for k in required_seats(population, group_size) if k >= 1]
+    pairs = ~np.eye(len(tensor), dtype=bool)
+    return not np.isnan(tensor[pairs][:, used]).any()
+
+
 def select(frame: pd.DataFrame, models: list[str], population: int, group_size: int, beta: float
            ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fixation probabilities and stationary distribution for one risk.

@@ -8,17 +8,21 @@ Means are over complete games; a game's value is the mean over the seats of one 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from workflow_scripts.crg.design.lineups import PAIR_SEPARATOR
 
 from workflow_scripts.crg.design.seeds import derive_seed
-from workflow_scripts.crg.analysis.seat_results import complete_seats
+from workflow_scripts.crg.analysis.game_bootstrap import same_path_batches, stacked_seats
+from workflow_scripts.crg.analysis.seat_results import SELF_PLAY_DESIGNS, complete_seats
 from workflow_scripts.stats import bootstrap_mean_interval
 
 PAIR_COLUMNS = ["row_model", "column_model", "kind", "value", "games"]
 PAIR_KEYS = ["row_model", "column_model", "kind"]
 """The columns that name a cell of the pair matrix (its value gets a game-bootstrap interval)."""
+_READ = ["game_id", "design", "lineup", "p", "model", "seat", "complete", "total", "expected_payoff", "target_reached"]
+"""The seat columns :func:`pair_matrix` reads (the fast path stacks only these)."""
 REPLACEMENT_COLUMNS = ["model", "replaced_by", "selfplay_rate", "selfplay_low", "selfplay_high", "selfplay_games",
                        "replaced_rate", "replaced_low", "replaced_high", "replaced_games"]
 CONTRIBUTION_COLUMNS = ["model", "other", "other_seats", "mean_total", "ci_low", "ci_high", "games"]
@@ -59,22 +63,75 @@ def pair_matrix(mixed: pd.DataFrame, selfplay: pd.DataFrame, models: list[str]) 
     rows = []
     for i, row in enumerate(models):
         for j, column in enumerate(models):
+            kind = "payoff_difference" if i < j else "target_rate"
             if i == j:
                 risks = games.loc[games["model"] == row, "p"].unique()
-                chosen = own[(own["model"] == row) & own["p"].isin(risks)]
-                value, count = chosen["target_reached"].astype(float).mean(), len(chosen)
+                values = own.loc[(own["model"] == row) & own["p"].isin(risks), "target_reached"].astype(float)
             else:
-                mine = games[(games["model"] == row) & (games["other"] == column)].set_index("game_id")
-                theirs = games[(games["model"] == column) & (games["other"] == row)].set_index("game_id")
-                if i < j:
-                    value = (mine["payoff"] - theirs["payoff"].reindex(mine.index)).mean()
-                else:
-                    value = mine["target_reached"].astype(float).mean()
-                count = len(mine)
-            if count:
-                kind = "payoff_difference" if i < j else "target_rate"
-                rows.append({"row_model": row, "column_model": column, "kind": kind, "value": value, "games": count})
+                values = facing(games, row, column)[kind]
+            if len(values):
+                rows.append({"row_model": row, "column_model": column, "kind": kind, "value": values.mean(),
+                             "games": len(values)})
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+
+
+def facing(games: pd.DataFrame, row: str, column: str) -> pd.DataFrame:
+    """Per mixed game of ``row`` beside ``column`` (rows of :func:`per_game_model`, index game_id): the
+    ``payoff_difference`` (row's mean seat payoff - column's; NaN without a column seat) and the
+    ``target_rate`` (1.0 if the game reached the target, else 0.0) that :func:`pair_matrix` averages."""
+    mine = games[(games["model"] == row) & (games["other"] == column)].set_index("game_id")
+    theirs = games[(games["model"] == column) & (games["other"] == row)].set_index("game_id")
+    return pd.DataFrame({"payoff_difference": mine["payoff"] - theirs["payoff"].reindex(mine.index),
+                         "target_rate": mine["target_reached"].astype(float)}, index=mine.index)
+
+
+def pair_matrix_draws(seats: pd.DataFrame, cells: list[list[np.ndarray]], numbers: np.ndarray, models: list[str]
+                      ) -> pd.DataFrame:
+    """:func:`pair_matrix` of every game-bootstrap draw of ``seats`` at once, same numbers.
+
+    All draws' seat rows go through :func:`per_game_model` in (at most) two calls that average
+    each game as the call on its draw alone does (:func:`~workflow_scripts.crg.analysis.game_bootstrap.same_path_batches`);
+    a cell's value in a draw is then the pandas mean of its games' values (:func:`facing`, on the
+    diagonal the self-play games' 0/1 outcomes) in the draw's order, as :func:`pair_matrix` takes it.
+
+    Args:
+        seats: seat rows of mixed and self-play games (designs as in the rule).
+        cells, numbers: :func:`~workflow_scripts.crg.analysis.game_bootstrap.cell_games` of
+            ``seats`` and the draws' game numbers (:func:`~workflow_scripts.crg.analysis.game_bootstrap.game_draws`).
+
+    Returns:
+        Columns ``draw`` + :data:`PAIR_COLUMNS`; the rows of draw d are ``pair_matrix`` of draw d.
+    """
+    done = complete_seats(stacked_seats(seats[[c for c in _READ if c in seats.columns]], cells, numbers))
+    mixed = done[done["design"] == "mixed"]
+    batches = same_path_batches(mixed, ["draw"], ["game_id", "lineup", "p", "model"], "expected_payoff", sort=False)
+    games = pd.concat([per_game_model(batch) for batch in batches] or [per_game_model(mixed)])
+    games = games.sort_values("game_id", kind="stable")  # draw by draw, each in its own call's order
+    own = self_play_games(done[done["design"].isin(SELF_PLAY_DESIGNS)]).set_index("game_id")
+    size, rows = numbers.shape[1], []
+    for i, row in enumerate(models):
+        for j, column in enumerate(models):
+            kind = "payoff_difference" if i < j else "target_rate"
+            if i == j:  # self-play at the risks of the model's mixed games in the same draw
+                played = games.loc[games["model"] == row]
+                risks = pd.MultiIndex.from_arrays([played["game_id"] // size, played["p"]])
+                mine = own[own["model"] == row]
+                values = mine.loc[pd.MultiIndex.from_arrays([mine.index // size, mine["p"]]).isin(risks),
+                                  "target_reached"].astype(float)
+            else:
+                values = facing(games, row, column)[kind]
+            for draw, chunk in _by_draw(values, size):
+                rows.append({"draw": draw, "row_model": row, "column_model": column, "kind": kind,
+                             "value": pd.Series(chunk).mean(), "games": len(chunk)})
+    return pd.DataFrame(rows, columns=["draw", *PAIR_COLUMNS]).sort_values("draw", kind="stable", ignore_index=True)
+
+
+def _by_draw(values: pd.Series, size: int) -> list[tuple[int, np.ndarray]]:
+    """(draw, its values in order) for each draw with values; ``values`` indexed by copy number
+    (draw * size + slot), in increasing order."""
+    draw = values.index.to_numpy() // size
+    starts = np.flatnonzero(np.r_[True, draw[1:] != draw[:-1]]) if len(draw) else np.zeros(0, dtype=int)
+    return list(zip(draw[starts].tolist(), np.split(values.to_numpy(float), starts[1:])))
 
 
 def replacement(mixed: pd.DataFrame, selfplay: pd.DataFrame, models: list[str], confidence: float,

@@ -6,8 +6,8 @@ hand_over(globals())  # in a local run its warm interpreter runs this job, its i
 
 import pandas as pd
 
-from workflow_scripts.crg.analysis.game_bootstrap import bootstrap, with_intervals
-from workflow_scripts.crg.analysis.mixed import PAIR_KEYS, contributions, pair_matrix, replacement
+from workflow_scripts.crg.analysis.game_bootstrap import blockwise, cell_games, game_draws, with_intervals
+from workflow_scripts.crg.analysis.mixed import PAIR_KEYS, contributions, pair_matrix, pair_matrix_draws, replacement
 from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.crg.analysis.seat_results import SELF_PLAY_DESIGNS, pick
 from workflow_scripts.scripts.logs import rule_log
@@ -19,9 +19,10 @@ with rule_log(snakemake.log[0]) as log:
     seats = pick(pd.read_parquet(snakemake.input.seats), dict(params.base_prompt))
     mixed, selfplay = seats[seats["design"] == "mixed"], seats[seats["design"].isin(SELF_PLAY_DESIGNS)]
     models = list(params.models)
-    matrix = lambda s: pair_matrix(s[s["design"] == "mixed"], s[s["design"].isin(SELF_PLAY_DESIGNS)], models)
-    resampled = bootstrap(seats, matrix, int(params.draws), derive_seed(params.seed, "pair_matrix"))
-    with_intervals(matrix(seats), resampled, PAIR_KEYS, ["value"], params.confidence).to_csv(
+    cells = cell_games(seats)
+    numbers = game_draws(cells, int(params.draws), derive_seed(params.seed, "pair_matrix"))
+    resampled = blockwise(pair_matrix_draws, seats, cells, numbers, models)
+    with_intervals(pair_matrix(mixed, selfplay, models), resampled, PAIR_KEYS, ["value"], params.confidence).to_csv(
         snakemake.output.pairs, index=False)
     replacement(mixed, selfplay, models, params.confidence, params.resamples, params.seed).to_csv(
         snakemake.output.replacement, index=False)

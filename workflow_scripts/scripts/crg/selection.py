@@ -7,10 +7,10 @@ hand_over(globals())  # in a local run its warm interpreter runs this job, its i
 import pandas as pd
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
-from workflow_scripts.crg.analysis.game_bootstrap import bootstrap, top_probabilities, with_intervals
+from workflow_scripts.crg.analysis.game_bootstrap import blockwise, cell_games, game_draws, top_probabilities, with_intervals
 from workflow_scripts.crg.analysis.seat_results import pick
 from workflow_scripts.crg.design.seeds import derive_seed
-from workflow_scripts.crg.analysis.selection import payoff_table, target_rates, weighted_target_rates
+from workflow_scripts.crg.analysis.selection import payoff_table, stationary_draws, target_rates, weighted_target_rates
 from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
 from workflow_scripts.evolution.payoff_tables import check_payoff_table, select_by_risk
 from workflow_scripts.scripts.logs import rule_log
@@ -27,14 +27,12 @@ with rule_log(snakemake.log[0]) as log:
     fixation, stationary, skipped = select_by_risk(
         check_payoff_table(payoffs, group), models, list(params.population_sizes), group, params.beta)
 
-    def masses(resampled):
-        table = check_payoff_table(payoff_table(resampled, models, group), group)
-        return select_by_risk(table, models, list(params.population_sizes), group, params.beta)[1]
-
-    draws = bootstrap(seats, masses, int(params.draws), derive_seed(params.seed, "selection"))
+    cells = cell_games(seats)
+    numbers = game_draws(cells, int(params.draws), derive_seed(params.seed, "selection"))
+    draws = blockwise(stationary_draws, seats, cells, numbers, models, list(params.population_sizes), group, params.beta)
     keys = ["population", "p", "model"]
     stationary = with_intervals(stationary, draws, keys, ["mass"], params.confidence).merge(
-        top_probabilities(draws, keys[:2], "model", "mass"), on=keys, how="left")
+        top_probabilities(draws, keys[:2], "model", "mass", count=len(numbers)), on=keys, how="left")
     weighted = weighted_target_rates(stationary, target_rates(seats))
     for frame, path in ((fixation, out.fixation), (stationary, out.stationary), (weighted, out.weighted),
                         (skipped, out.skipped)):
