@@ -152,15 +152,16 @@ def test_the_study_recovers_known_strategies_classes_and_last_round_defection(wo
 
 @pytest.mark.slow
 def test_paper_config_dry_runs_with_dummy_keys(workflow):
-    """config/paper_ipd.yaml over config/config.yaml: 5 models x 27 elicitation conditions
-    (10 + 4 + 11 + 1 + 1) = 135 elicitation jobs and 15 pairs x 2 treatments = 30 play jobs;
-    nothing is called."""
+    """config/paper_ipd.yaml over config/config.yaml: 5 models x 5 elicitation experiments (original,
+    stopping, equal_gains, memory2, one_shot; each job asks all of its experiment's 10, 4, 11, 1, 1
+    conditions) = 25 elicitation jobs and 15 pairs x 1 play experiment (both treatments) = 15 play jobs;
+    no estimation check (the overlay's is empty); nothing is called."""
     flow = workflow(merged_config([REPO / "config/config.yaml", REPO / "config/paper_ipd.yaml"]))
     keys = {k: "dummy" for k in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "TOGETHERAI_API_KEY")}
     done = flow.run("-n", env=keys)
     jobs = {line.split()[0]: int(line.split()[1]) for line in done.stdout.splitlines()
             if len(line.split()) == 2 and line.split()[1].isdigit()}
-    assert jobs["ipd_elicit"] == 135 and jobs["ipd_play"] == 30
+    assert jobs["ipd_elicit"] == 25 and jobs["ipd_play"] == 15 and "ipd_logprobs" not in jobs
     assert flow.provider_calls() == 0 and not (flow.root / "results").exists()
 
 
