@@ -4,6 +4,8 @@ through the model's bound, with counts per condition (rules ipd_elicit, ipd_logp
 import asyncio
 from dataclasses import dataclass, field
 
+import pytest
+
 from workflow_scripts.ipd.design.conditions import Condition
 from workflow_scripts.ipd.query.elicit import ElicitationJob
 from workflow_scripts.ipd.query.play import PlayJob
@@ -33,17 +35,19 @@ class FramingReader:
                 for i, r in enumerate(requests)]
 
 
-def test_one_job_asks_every_condition_in_one_prefix_order_and_counts_each():
+@pytest.mark.parametrize("order", [(SAINT, NONE), (NONE, SAINT)], ids=["saint-first", "none-first"])
+def test_one_job_asks_every_condition_in_one_prefix_order_and_counts_each(order):
     """Two framings x 5 memory-1 scenarios x 3 samples, no re-ask: 30 rows, 15 per condition. The
-    provider (one call at a time) sees all 30 requests sorted by their conversations, whichever order
-    the conditions were given in; 'saint' got 15 answers that are not an option, 'none' none."""
+    provider (one call at a time) sees all 30 requests sorted by their conversations, in either order
+    of the conditions (so not condition after condition in the order given); 'saint' got 15 answers
+    that are not an option, 'none' none."""
     fake = FramingReader()
-    job = ElicitationJob.of([SAINT, NONE], SYSTEM, 0, templates())
+    job = ElicitationJob.of(order, SYSTEM, 0, templates())
     rows, counts = asyncio.run(job.run("m", {"m": Bounded(fake, 1)}))
     seen = [conversation_key(r.messages) for r in fake.requests]
     assert len(seen) == 30 and seen == sorted(seen)
     assert {c: sum(r["condition"] == c for r in rows) for c in ("none", "saint")} == {"none": 15, "saint": 15}
-    assert list(counts.stats) == ["saint", "none"], "conditions in the job's (config) order"
+    assert list(counts.stats) == [c.id for c in order], "conditions in the job's (config) order"
     assert [(counts.stats[c]["m"].answers, counts.stats[c]["m"].not_valid) for c in ("none", "saint")] == \
         [(15, 0), (15, 15)]
 
