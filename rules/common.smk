@@ -123,10 +123,20 @@ def plan_templates():
     return sorted(str(path) for folder in folders for path in folder.glob("*.txt"))
 
 
+def ipd_selected_conditions(experiment):
+    """Conditions of an experiment, in config order, restricted by only_conditions."""
+    return [c for c in IPD_CONDITIONS[experiment] if not ONLY_CONDITIONS or c.id in ONLY_CONDITIONS]
+
+
 def ipd_condition_ids(experiment):
     """Condition ids of an experiment, restricted by only_conditions."""
-    ids = [c.id for c in IPD_CONDITIONS[experiment]]
-    return [c for c in ids if not ONLY_CONDITIONS or c in ONLY_CONDITIONS]
+    return [c.id for c in ipd_selected_conditions(experiment)]
+
+
+def ipd_conditions(experiment):
+    """The conditions an experiment's query job asks (restricted by only_conditions), as plain dicts in
+    config order (Snakemake params: editing one reruns the experiment's query jobs)."""
+    return [c.as_dict() for c in ipd_selected_conditions(experiment)]
 
 
 def model_params(model, decoding=None, estimation=None):
@@ -146,13 +156,17 @@ def ipd_has_check(experiment):
     return experiment in IPD_ANALYSIS["estimation_check"] and bool(ipd_check_models())
 
 
+def ipd_query_files(experiment, folder, names, suffix):
+    """results/ipd/<experiment>/<folder>/<name>.<suffix> of each query job name (a model or a pair); none
+    for an experiment whose conditions only_conditions all leaves out (it has no query job)."""
+    if not ipd_condition_ids(experiment):
+        return []
+    return [f"results/ipd/{experiment}/{folder}/{name}.{suffix}" for name in names]
+
+
 def ipd_logprob_files(experiment, suffix="parquet"):
-    """Per model x condition files of the estimation check's log-probability requests."""
-    return [
-        f"results/ipd/{experiment}/logprobs/{model}/{condition}.{suffix}"
-        for model in ipd_check_models()
-        for condition in ipd_condition_ids(experiment)
-    ]
+    """Per model files (one job each, every selected condition) of the estimation check's log-probability requests."""
+    return ipd_query_files(experiment, "logprobs", ipd_check_models(), suffix)
 
 
 def ipd_templates(experiment):
@@ -160,31 +174,22 @@ def ipd_templates(experiment):
     return kind_templates(IPD_TEMPLATE_DIR, ipd_kind(experiment))
 
 
-def ipd_condition(experiment, condition):
-    """The condition as a plain dict (Snakemake params)."""
-    for candidate in IPD_CONDITIONS[experiment]:
-        if candidate.id == condition:
-            return candidate.as_dict()
-    raise WorkflowError(f"unknown condition {condition!r} of experiment {experiment!r}")
-
-
-def ipd_answer_files(experiment, suffix="parquet", models=None):
-    """Per model x condition answer files of one experiment."""
-    return [
-        f"results/ipd/{experiment}/answers/{model}/{condition}.{suffix}"
-        for model in (models or IPD_MODELS)
-        for condition in ipd_condition_ids(experiment)
-    ]
+def ipd_answer_files(experiment, suffix="parquet"):
+    """Per model answer files of one experiment (one elicitation job each, every selected condition)."""
+    return ipd_query_files(experiment, "answers", IPD_MODELS, suffix)
 
 
 def is_embedded(model):
     return int(bool(config["models"][model].get("embedded")))
 
 
-def api_calls(models):
-    """Provider calls one query job keeps in flight (resource api_calls, capped in the profiles):
-    the sum of its models' max_concurrency; the embedded model, served on the job's own loopback, counts 0."""
-    return sum(0 if is_embedded(m) else int(config["models"][m].get("max_concurrency", MODEL_DEFAULTS["max_concurrency"])) for m in dict.fromkeys(models))
+def api_calls(models, conditions=1):
+    """Provider calls one query job keeps in flight (resource api_calls, capped in the profiles): the sum of
+    its models' max_concurrency per condition it asks (as many as one job per condition had); the embedded
+    model, served on loopback, counts 0. Snakemake lowers it to the cap, and the job keeps in flight what it
+    was granted (workflow_scripts/llm/limits.py, job_slots)."""
+    per_condition = sum(0 if is_embedded(m) else int(config["models"][m].get("max_concurrency", MODEL_DEFAULTS["max_concurrency"])) for m in dict.fromkeys(models))
+    return per_condition * conditions
 def budget_usd(*models):
     """The spend caps of a query job's models (budget_usd overall and per model) as a resource: a
     JSON string. Not a param: the budget shapes no answer, so raising it reruns only the jobs it stopped."""
@@ -202,12 +207,8 @@ def ipd_experiments_of(*kinds):
 
 
 def ipd_game_files(experiment, suffix="parquet"):
-    """Per pair x condition game files of a play experiment (every pair incl. self-pairs)."""
-    return [
-        f"results/ipd/{experiment}/games/{pair}/{condition}.{suffix}"
-        for pair in model_pairs(IPD_MODELS)
-        for condition in ipd_condition_ids(experiment)
-    ]
+    """Per pair game files of a play experiment (every pair incl. self-pairs; one job each, every selected condition)."""
+    return ipd_query_files(experiment, "games", model_pairs(IPD_MODELS), suffix)
 
 
 def ipd_elicited(experiment):

@@ -145,7 +145,7 @@ def test_damaged_entries_are_moved_aside_reported_and_asked_again(exhausted):
     assert len(outcomes) == 3 and {("openai/" + o["model"], o["seed"]) for o in outcomes} == damaged
     assert query_stats(flow.root)["quarantined"].sum() == 3
     assert len(list((flow.root / "cache").glob("*/*.corrupt-*"))) == 3
-    logs = "".join(p.read_text() for p in (flow.root / "logs/ipd/original").glob("*/*.log"))
+    logs = "".join(p.read_text() for p in (flow.root / "logs/ipd/original").glob("*.log"))
     assert logs.count("is damaged; moved to") == 3
     assert stable_tables(flow.root) == before_tables
     after = answer_tables(flow.root)
@@ -172,8 +172,8 @@ def permanent(tmp_path_factory):
         config["ipd"]["models"] = list(players)
         del config["crg"]
         flow = Workflow(root, config)
-        done = flow.run("results/ipd/original/answers/good/none.parquet", "results/ipd/original/answers/revoked/none.parquet",
-                        "results/ipd/original/answers/missing/none.parquet", "results/ipd/original/answers/broke/none.parquet",
+        done = flow.run("results/ipd/original/answers/good.parquet", "results/ipd/original/answers/revoked.parquet",
+                        "results/ipd/original/answers/missing.parquet", "results/ipd/original/answers/broke.parquet",
                         check=False, env={"STUB_TEST_KEY": DUMMY_KEY})
         yield flow, done, stub.outcomes()
 
@@ -192,7 +192,7 @@ def test_a_permanent_error_stops_that_models_job_with_the_providers_message(perm
     job completes; nothing is retried (max_concurrency 1: at most one more call was already let in)."""
     flow, done, outcomes = permanent
     assert done.returncode != 0
-    assert (flow.root / "results/ipd/original/answers/good/none.parquet").exists()
+    assert (flow.root / "results/ipd/original/answers/good.parquet").exists()
     lines = "\n".join(job_stopped_lines(done))
     assert "revoked (openai/ipd:TFT;auth_after=3) rejected" in lines and "Incorrect API key provided" in lines
     assert "missing (openai/ipd:TFT;unknown) rejected" in lines and "does not exist" in lines

@@ -56,11 +56,11 @@ def test_progress_reaches_the_terminal_snakemake_runs_in(tmp_path):
         os.close(master)
     text = output.decode(errors="replace")
     assert process.returncode == 0, text[-3000:]
-    pattern = r"ipd/original/tft/none: +\d+%\|[^|]*\| +(\d+)/10 .*from cache, \d+ calls, \d+ retries, \d+ not valid"
+    pattern = r"ipd/original/tft: +\d+%\|[^|]*\| +(\d+)/10 .*from cache, \d+ calls, \d+ retries, \d+ not valid"
     running = [int(m) for m in re.findall(pattern, text)]
     assert len(running) >= 3 and min(running) < 10, text[-3000:]
-    assert re.search(r"ipd/original/tft/none: done +100%", text)
-    log = (tmp_path / "logs/ipd/original/tft/none.log").read_text()
+    assert re.search(r"ipd/original/tft: done +100%", text)
+    log = (tmp_path / "logs/ipd/original/tft.log").read_text()
     assert len(re.findall(pattern, log)) >= 3
 
 
@@ -101,7 +101,7 @@ def test_stopping_only_snakemake_stops_its_jobs_and_the_rerun_pays_nothing_twice
         time.sleep(2)
         assert stub.outcomes() == asked, "a call was made after the jobs stopped"
         assert len(asked) < 30, f"{len(asked)} of 40 answers asked: the jobs did not stop asking"
-        logs = "".join(p.read_text() for p in (tmp_path / "logs/ipd/original").glob("*/*.log"))
+        logs = "".join(p.read_text() for p in (tmp_path / "logs/ipd/original").glob("*.log"))
         reason = "has ended" if stop == signal.SIGKILL else f"was told to stop ({stop.name})"
         assert logs.count(f"the Snakemake process that started this job (pid {snakemake.pid}) {reason}") == 2, logs[-3000:]
         cached = cached_ids(tmp_path / "cache")

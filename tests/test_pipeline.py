@@ -1,5 +1,6 @@
 """The whole DAG on scripted providers: known strategies come back exactly, reruns are free."""
 
+import json
 import re
 import shutil
 
@@ -32,6 +33,12 @@ def test_scripted_strategies_are_recovered_and_a_rerun_makes_no_call(workflow):
         assert strategies.loc[("tft", condition), "reading"] == "TFT"
         assert strategies.loc[("grim", condition), "reading"] == "GRIM"
     assert flow.provider_calls() == 2 * 2 * 5 * 4  # models x framings x scenarios x samples
+    answers = pd.read_parquet(flow.root / "results/ipd/original/answers.parquet")
+    rows = answers.groupby(["model", "condition"]).size().to_dict()
+    assert rows == {(m, c): 5 * 4 for m in ("grim", "tft") for c in ("none", "saint")}, "scenarios x samples each"
+    stats = pd.read_csv(flow.root / "results/ipd/original/query_stats.csv")
+    assert sorted(zip(stats["model"], stats["condition"], stats["answers"])) == \
+        [(m, c, 20) for m in ("grim", "tft") for c in ("none", "saint")], "one counts row per model and condition"
     for name in ("tables/counts.md", "tables/strategies.md", "figures/cooperation.png", "figures/cooperation.pdf"):
         assert (flow.root / "results/ipd/original" / name).stat().st_size > 0
     before = (flow.root / "results/ipd/original/strategies.csv").read_text()
@@ -72,12 +79,39 @@ def test_garbage_answers_are_kept_counted_and_reasked(workflow):
 
 @pytest.mark.slow
 def test_partial_rerun_of_one_model_and_condition(workflow):
-    """--config only_models / only_conditions run just those query jobs."""
+    """--config only_models / only_conditions run just those query jobs: grim's job of `original`, asked
+    only `saint` (its params list that condition alone): 5 scenarios x 1 sample, one counts entry."""
     flow = workflow(scripted_config({"tft": "TFT", "grim": "GRIM"}, samples=1))
     flow.run("--config", "only_models=grim", "only_conditions=saint")
     produced = sorted(p.relative_to(flow.root / "results").as_posix() for p in (flow.root / "results").rglob("*.parquet"))
-    assert produced == ["ipd/original/answers/grim/saint.parquet"]
+    assert produced == ["ipd/original/answers/grim.parquet"]
     assert flow.provider_calls() == 5
+    answers = pd.read_parquet(flow.root / "results/ipd/original/answers/grim.parquet")
+    assert len(answers) == 5 and set(answers["condition"]) == {"saint"}
+    stats = json.loads((flow.root / "results/ipd/original/answers/grim.stats.json").read_text())
+    assert [(entry["condition"], entry["model"], entry["answers"]) for entry in stats] == [("saint", "grim", 5)]
+
+
+def query_job_counts(dry_run_output: str) -> dict[str, int]:
+    """The query rules' rows of a dry run's job stats: {rule: jobs}."""
+    found = re.findall(r"^((?:ipd|crg)_(?:elicit|logprobs|play))\s+(\d+)$", dry_run_output, flags=re.M)
+    return {rule: int(jobs) for rule, jobs in found}
+
+
+@pytest.mark.slow
+def test_the_default_config_plans_one_query_job_per_model_and_experiment(workflow):
+    """config/config.yaml, by hand: ipd.models is gemma3-270m alone; its enabled experiments are original,
+    stopping, equal_gains, memory2 and one_shot (elicitation: 5 jobs, not one per condition: original
+    alone has 10 framings + 2 label-swap conditions) and play (1 pair, gemma3-270m with itself: 1 job for
+    both treatments); the estimation check of original: 1 job; the collective-risk jobs as before: selfplay
+    2 models, controls 1, scripted 2 partners, mixed 1 pair = 6. With only_conditions=none, the
+    experiments that have a condition 'none' (original, memory2, one_shot; stopping's are none-w=..., play's
+    none-exact, ...) keep their job, and the check its one."""
+    flow = workflow(yaml.safe_load((REPO / "config/config.yaml").read_text()))
+    full = query_job_counts(flow.run("-n").stdout)
+    assert full == {"ipd_elicit": 5, "ipd_logprobs": 1, "ipd_play": 1, "crg_play": 6}, full
+    partial = query_job_counts(flow.run("-n", "--config", "only_conditions=none").stdout)
+    assert partial == {"ipd_elicit": 3, "ipd_logprobs": 1}, partial
 
 
 @pytest.mark.slow
@@ -88,7 +122,7 @@ def test_a_partial_run_asks_the_estimation_check_of_its_conditions(workflow):
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())
     flow = workflow(config)
     dry = flow.run("-n", "--config", "only_conditions=none").stdout
-    assert "results/ipd/original/logprobs/gemma3-270m/none.parquet" in dry
+    assert "results/ipd/original/logprobs/gemma3-270m.parquet" in dry
     counts = dict(re.findall(r"^(ipd_\w+)\s+(\d+)$", dry, flags=re.M))
     assert counts.get("ipd_logprobs") == "1", counts
 
@@ -101,6 +135,6 @@ def test_replay_mode_lists_what_is_missing_and_calls_nothing(workflow):
     flow = workflow(config)
     done = flow.run(check=False)
     assert done.returncode != 0
-    log = (flow.root / "logs/ipd/original/tft/none.log").read_text()
+    log = (flow.root / "logs/ipd/original/tft.log").read_text()
     assert "replay mode: 10 request(s) are not in the cache" in log and "tft/original/none LR replicate 1" in log
     assert flow.provider_calls() == 0

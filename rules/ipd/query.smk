@@ -1,19 +1,24 @@
 # Prisoner's-dilemma study (seed 001), stage query: the jobs that ask the models (workflow_scripts/ipd/query/).
-# Elicitation: one job per model x experiment x condition, merged per experiment; the estimation check's
-# log-probability requests (ipd.analysis.estimation_check, issue 11): one per model that can estimate from
-# log-probabilities x condition; actual play (SI §4.6): one job per pair of models x condition.
-# Needs from rules/common.smk: the IPD grid (ipd_condition, ipd_templates, ipd_answer_files, ipd_logprob_files,
-# ipd_game_files), model_params, is_embedded, api_calls, budget_usd, RUNTIME.
+# One query job per model (or pair) x experiment asks every selected condition of the experiment (only_conditions
+# restricts them), in one prefix order through the model's one concurrency bound, and writes one counts entry
+# per condition: each job is a fresh Python process whose start-up (imports, litellm's 6.5 CPU-s when it calls)
+# is paid once per experiment instead of once per condition. Elicitation: one job per model x experiment,
+# merged per experiment; the estimation check's log-probability requests (ipd.analysis.estimation_check,
+# issue 11): one per model that can estimate from log-probabilities x experiment; actual play (SI §4.6): one
+# job per pair of models x experiment, every treatment. A job's params hold every condition it asks: editing
+# one condition (a framing's text) reruns the experiment's job of every model, its answers from the cache.
+# Needs from rules/common.smk: the IPD grid (ipd_conditions, ipd_condition_ids, ipd_templates, ipd_answer_files,
+# ipd_logprob_files, ipd_game_files), model_params, is_embedded, api_calls, budget_usd, RUNTIME.
 
 
 rule ipd_elicit:
     output:
-        answers="results/ipd/{experiment}/answers/{model}/{condition}.parquet",
-        stats="results/ipd/{experiment}/answers/{model}/{condition}.stats.json",
+        answers="results/ipd/{experiment}/answers/{model}.parquet",
+        stats="results/ipd/{experiment}/answers/{model}.stats.json",
     log:
-        "logs/ipd/{experiment}/{model}/{condition}.log",
+        "logs/ipd/{experiment}/{model}.log",
     params:
-        condition=lambda w: ipd_condition(w.experiment, w.condition),
+        conditions=lambda w: ipd_conditions(w.experiment),
         model=lambda w: model_params(w.model, estimation=experiment_estimation(config["ipd"], w.experiment)),
         templates=lambda w: ipd_templates(w.experiment),
         system_prompt=config["ipd"]["system_prompt"],
@@ -22,7 +27,7 @@ rule ipd_elicit:
         sample_on_fallback=True,
     resources:
         embedded_llm=lambda w: is_embedded(w.model),
-        api_calls=lambda w: api_calls([w.model]),
+        api_calls=lambda w: api_calls([w.model], len(ipd_condition_ids(w.experiment))),
         budget_usd=lambda w: budget_usd(w.model),
     conda:
         "../../envs/query.yaml"
@@ -49,12 +54,12 @@ rule ipd_merge:
 
 rule ipd_logprobs:
     output:
-        answers="results/ipd/{experiment}/logprobs/{model}/{condition}.parquet",
-        stats="results/ipd/{experiment}/logprobs/{model}/{condition}.stats.json",
+        answers="results/ipd/{experiment}/logprobs/{model}.parquet",
+        stats="results/ipd/{experiment}/logprobs/{model}.stats.json",
     log:
-        "logs/ipd/{experiment}/logprobs/{model}/{condition}.log",
+        "logs/ipd/{experiment}/logprobs/{model}.log",
     params:
-        condition=lambda w: ipd_condition(w.experiment, w.condition),
+        conditions=lambda w: ipd_conditions(w.experiment),
         model=lambda w: model_params(w.model, estimation="logprobs"),
         templates=lambda w: ipd_templates(w.experiment),
         system_prompt=config["ipd"]["system_prompt"],
@@ -63,7 +68,7 @@ rule ipd_logprobs:
         sample_on_fallback=False,
     resources:
         embedded_llm=lambda w: is_embedded(w.model),
-        api_calls=lambda w: api_calls([w.model]),
+        api_calls=lambda w: api_calls([w.model], len(ipd_condition_ids(w.experiment))),
         budget_usd=lambda w: budget_usd(w.model),
     conda:
         "../../envs/query.yaml"
@@ -90,14 +95,14 @@ rule ipd_logprobs_merge:
 
 rule ipd_play:
     output:
-        moves="results/ipd/{experiment}/games/{pair}/{condition}.parquet",
-        stats="results/ipd/{experiment}/games/{pair}/{condition}.stats.json",
+        moves="results/ipd/{experiment}/games/{pair}.parquet",
+        stats="results/ipd/{experiment}/games/{pair}.stats.json",
     log:
-        "logs/ipd/{experiment}/games/{pair}/{condition}.log",
+        "logs/ipd/{experiment}/games/{pair}.log",
     wildcard_constraints:
         pair="[^/+]+[+][^/+]+",
     params:
-        condition=lambda w: ipd_condition(w.experiment, w.condition),
+        conditions=lambda w: ipd_conditions(w.experiment),
         models=lambda w: {m: model_params(m) for m in pair_models(w.pair)},
         templates=lambda w: ipd_templates(w.experiment),
         system_prompt=config["ipd"]["system_prompt"],
@@ -105,7 +110,7 @@ rule ipd_play:
         runtime=RUNTIME,
     resources:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.pair.split("+")),
-        api_calls=lambda w: api_calls(w.pair.split("+")),
+        api_calls=lambda w: api_calls(pair_models(w.pair), len(ipd_condition_ids(w.experiment))),
         budget_usd=lambda w: budget_usd(*pair_models(w.pair)),
     conda:
         "../../envs/query.yaml"

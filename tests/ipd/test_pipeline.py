@@ -6,6 +6,7 @@ defects in the announced last round of a game of known length (like GPT-5 in SI 
 Every expected value is worked out by hand in the docstrings.
 """
 
+import re
 import shutil
 
 import pandas as pd
@@ -150,17 +151,32 @@ def test_the_study_recovers_known_strategies_classes_and_last_round_defection(wo
     assert stable_moves(flow) == moves_before
 
 
+def declared_api_calls(dry_run_output: str) -> dict[tuple[str, str], int]:
+    """{(rule, wildcards): api_calls} of the query jobs a dry run lists (their resources line)."""
+    jobs = re.findall(r"^rule (ipd_\w+):\n(?:\s+\w+: .*\n)*?\s+wildcards: (.*)\n\s+resources: .*api_calls=(\d+)",
+                      dry_run_output, flags=re.M)
+    return {(rule, wildcards): int(calls) for rule, wildcards, calls in jobs}
+
+
 @pytest.mark.slow
 def test_paper_config_dry_runs_with_dummy_keys(workflow):
-    """config/paper_ipd.yaml over config/config.yaml: 5 models x 27 elicitation conditions
-    (10 + 4 + 11 + 1 + 1) = 135 elicitation jobs and 15 pairs x 2 treatments = 30 play jobs;
-    nothing is called."""
+    """config/paper_ipd.yaml over config/config.yaml: 5 models x 5 elicitation experiments (original,
+    stopping, equal_gains, memory2, one_shot; each job asks all of its experiment's 10, 4, 11, 1, 1
+    conditions) = 25 elicitation jobs and 15 pairs x 1 play experiment (both treatments) = 15 play jobs;
+    no estimation check (the overlay's is empty); nothing is called."""
     flow = workflow(merged_config([REPO / "config/config.yaml", REPO / "config/paper_ipd.yaml"]))
     keys = {k: "dummy" for k in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "TOGETHERAI_API_KEY")}
     done = flow.run("-n", env=keys)
     jobs = {line.split()[0]: int(line.split()[1]) for line in done.stdout.splitlines()
             if len(line.split()) == 2 and line.split()[1].isdigit()}
-    assert jobs["ipd_elicit"] == 135 and jobs["ipd_play"] == 30
+    assert jobs["ipd_elicit"] == 25 and jobs["ipd_play"] == 15 and "ipd_logprobs" not in jobs
+    # api_calls: max_concurrency (4, the default) per condition the job asks, lowered to the profile's cap 16
+    calls = declared_api_calls(done.stdout)
+    assert calls[("ipd_elicit", "experiment=memory2, model=gpt-4o")] == 4 * 1
+    assert calls[("ipd_elicit", "experiment=stopping, model=gpt-4o")] == 4 * 4
+    assert calls[("ipd_elicit", "experiment=original, model=gpt-4o")] == 16, "4 x 10 = 40, lowered to the cap"
+    assert calls[("ipd_play", "experiment=play, pair=gpt-4o+gpt-4o")] == 4 * 2, "one model, 2 treatments"
+    assert calls[("ipd_play", "experiment=play, pair=gpt-4o+gpt-5")] == 16, "(4 + 4) x 2 = 16"
     assert flow.provider_calls() == 0 and not (flow.root / "results").exists()
 
 

@@ -56,13 +56,14 @@ IPD_GRID = {
 
 
 def test_ipd_counts_by_hand(tmp_path):
-    """Per model, by hand: original 2 framings x 5 scenarios x 3 samples = 30 questions over 2
-    jobs; memory-2 21 scenarios x 1 = 21; play, 3 rounds x 2 games: in the self-pair both seats
-    (2 x 3 x 2 = 12) and one seat against the other model (3 x 2 = 6): 18 over 2 pair jobs.
-    Nothing cached: missing = questions; with 2 re-asks each, max_requests = 3 x questions."""
+    """Per model, by hand: original 2 framings x 5 scenarios x 3 samples = 30 questions in 1 job
+    (one query job per model x experiment asks both framings); memory-2 21 scenarios x 1 = 21 in 1;
+    play, 3 rounds x 2 games: in the self-pair both seats (2 x 3 x 2 = 12) and one seat against the
+    other model (3 x 2 = 6): 18 over 2 pair jobs (a+a and a+b for a). Nothing cached: missing =
+    questions; with 2 re-asks each, max_requests = 3 x questions."""
     plan = rows(call_plan(tiny_config(tmp_path, ipd=IPD_GRID)))
     for model in ("a", "b"):
-        for experiment, questions, jobs in (("original", 30, 2), ("memory2", 21, 1), ("play", 18, 2)):
+        for experiment, questions, jobs in (("original", 30, 1), ("memory2", 21, 1), ("play", 18, 2)):
             row = plan[(model, "ipd", experiment)]
             assert (row["questions"], row["missing"], row["cached"], row["jobs"]) == (questions, questions, 0, jobs)
             assert row["max_requests"] == 3 * questions
@@ -152,11 +153,13 @@ def fill_cache(config, job, models=None):
 
 
 def test_cached_requests_are_not_counted_as_missing(tmp_path):
-    """After the real layer answered one elicitation job (original/none of model a: 15 questions,
-    TFT always answers validly), the plan counts its 15 requests as cached and nothing of it as missing;
-    the other job of the experiment is untouched."""
+    """After the real layer answered one elicitation job of a partial run (only_conditions=none:
+    original/none of model a, 15 questions, TFT always answers validly), the plan of the whole run
+    counts those 15 requests as cached and nothing of them as missing; the other condition of the
+    experiment (saint, 15 questions) is untouched."""
     config = tiny_config(tmp_path, ipd=IPD_GRID)
-    job = next(j for j in plan_jobs(config) if j.experiment == "original" and set(j.entries) == {"a"})
+    partial = plan_jobs({**config, "only_conditions": "none"})
+    job = next(j for j in partial if j.experiment == "original" and set(j.entries) == {"a"})
     fill_cache(config, job)
     row = rows(call_plan(config))[("a", "ipd", "original")]
     assert (row["questions"], row["cached"], row["missing"], row["max_requests"]) == (30, 15, 15, 45)

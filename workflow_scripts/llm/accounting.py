@@ -2,7 +2,8 @@
 
 :class:`Accounted` is the outermost wrapper of every model of a job. It counts answers, provider
 calls, cache hits, retries, failures, requests not asked, non-valid answers, damaged cache entries
-moved aside and spend into one :class:`JobStats` per model of the job. :class:`Progress` reports
+moved aside and spend into one :class:`JobStats` per model of the job; :class:`GroupStats` splits
+them by group (an IPD job asks every condition of its experiment and reports each). :class:`Progress` reports
 the job's counts from a thread every ``interval`` seconds (``LLM_DILEMMAS_PROGRESS_S``, default 5),
 whether answers come or not (a job stuck retrying still reports): as a log line in the job's log,
 and, when the job's original stderr is a terminal (Snakemake's jobs inherit it: they run as its
@@ -20,7 +21,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request
@@ -204,6 +205,32 @@ class Accounted(OneOfBatch):
         for request, completion in zip(requests, completions):
             self.stats.count(request, completion)
         return completions
+
+
+@dataclass
+class GroupStats:
+    """Counts of a job's requests per group (an IPD job's conditions) and model.
+
+    A group asks through its own :class:`Accounted` wrapper around each of the job's wrapped models
+    (which keep counting the whole job for its verdict and progress), so every completion is
+    counted once in its group, and the groups' counts add up to the job's.
+
+    Attributes:
+        stats: {group: {model name: counts}}, groups in the order they were first wrapped.
+    """
+
+    stats: dict[str, dict[str, JobStats]] = field(default_factory=dict)
+
+    def wrap(self, group: str, models: Mapping[str, OneOfBatch]) -> dict[str, Accounted]:
+        """``models`` (by name) counted under ``group`` too; a group wrapped twice shares its counts."""
+        counts = self.stats.setdefault(group, {})
+        return {name: Accounted(model, counts.setdefault(name, JobStats())) for name, model in models.items()}
+
+    def rows(self, columns: Callable[[str], dict]) -> list[dict]:
+        """One row per group and model, groups then models in order: ``columns(group)``, then
+        ``model`` and the counts of :meth:`JobStats.as_dict` (a job's ``stats.json``)."""
+        return [{**columns(group), "model": name, **stats.as_dict()}
+                for group, by_model in self.stats.items() for name, stats in by_model.items()]
 
 
 def read_counts(paths) -> "pd.DataFrame":

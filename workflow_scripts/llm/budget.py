@@ -11,8 +11,9 @@ concurrency bound (a request waiting for a slot is checked when it gets one). On
 recorded reaches ``budget_usd`` (over all models) or ``models.<name>.budget_usd``, it asks nothing
 more: each further request comes back *not asked*, the job finishes every question it can answer
 from the cache, and ends saying what was not asked and how to resume (raise the budget and rerun).
-Calls already in flight when the cap is reached still finish (at most ``max_concurrency`` per model
-and job), so the spend may pass the cap by that much.
+Calls already in flight when the cap is reached still finish (at most ``max_concurrency`` per model,
+job and condition it asks: :func:`~workflow_scripts.llm.limits.job_slots`), so the spend may pass the
+cap by that much.
 
 The budget reaches a job as a Snakemake *resource* (``budget_usd``, a JSON string of
 :class:`Budget`), not a param: it does not shape any answer, so raising it reruns only the jobs it

@@ -38,6 +38,16 @@ class Longest:
     messages: Sequence[dict]
     field: str
 
+    def chars(self) -> int:
+        """Characters of the conversation's contents (to compare candidates without a tokenizer)."""
+        return sum(len(message["content"]) for message in self.messages)
+
+
+def longest_of(candidates: Sequence[Longest]) -> Longest:
+    """The candidate with the most characters (the first of equals): a job's longest conversation
+    among its conditions' (ValueError if there is none)."""
+    return max(candidates, key=Longest.chars)
+
 
 def api_window(litellm_model: str) -> int | None:
     """Input tokens litellm knows the model to accept, or None if it does not know the model."""

@@ -8,7 +8,8 @@ Every query job (IPD elicitation, IPD play, CRG play) does::
         session.finish()      # raises if a request is missing: failed, not asked, or replay misses
 
 Each model is ``Accounted(Cached(Bounded(Budgeted(ContextGuard(provider)))))``: counted, cached
-with a per-request lock, bounded to ``max_concurrency`` calls in flight, kept within its spend caps
+with a per-request lock, bounded to ``max_concurrency`` calls in flight (per condition of a job that
+asks several, :func:`condition_slots`), kept within its spend caps
 (:mod:`~workflow_scripts.llm.budget`), and checked against its context before its first call. The
 provider makes no further call once the Snakemake process that started the job has ended
 (:mod:`~workflow_scripts.llm.watchdog`). While the job runs its progress is reported every few
@@ -40,7 +41,7 @@ from workflow_scripts.llm.base import CacheMiss, Completion, OneOfBatch, ReplayI
 from workflow_scripts.llm.budget import Budget, Budgeted, SpendLedger, Spending
 from workflow_scripts.llm.cache import Cached, ResponseCache
 from workflow_scripts.llm.context import ContextGuard, Longest, api_window, server_tokens
-from workflow_scripts.llm.limits import Bounded
+from workflow_scripts.llm.limits import Bounded, job_slots
 from workflow_scripts.llm.replay import NoCalls
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.tokens import prompt_tokens
@@ -245,7 +246,8 @@ class Session:
 @dataclass
 class Shared:
     """What the models of one job share: the runtime, the cache, the embedded servers, the spend
-    caps, the watch on the Snakemake process, what replay found missing and the longest prompt."""
+    caps, the watch on the Snakemake process, what replay found missing, the longest prompt and
+    the job's slots (:func:`condition_slots`)."""
 
     runtime: Runtime
     cache: ResponseCache
@@ -254,10 +256,15 @@ class Shared:
     halt: Callable[[], str | None] | None = None
     missing: list[CacheMiss] = field(default_factory=list)
     longest: Longest | None = None
+    slots: int = 1
 
 
 def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
     """``Accounted(Cached(Bounded(Budgeted(ContextGuard(provider)))))`` of one model (module docstring).
+
+    The bound is ``max_concurrency`` times the job's slots; a model served by the embedded server keeps
+    ``max_concurrency`` alone: the server answers one request at a time, and requests in the job's
+    prefix order one after another reuse its cached prefix (:mod:`workflow_scripts.llm.ordering`).
 
     Raises:
         ConfigError: a budget on a model whose price is unknown.
@@ -271,8 +278,22 @@ def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
     else:
         provider = ContextGuard(Deferred(spec, runtime, shared.halt), shared.longest,
                                 lambda messages: _api_context(spec, messages))
-    bounded = Bounded(Budgeted(provider, shared.spending), spec.max_concurrency)
+    limit = spec.max_concurrency * (1 if spec.embedded else shared.slots)
+    bounded = Bounded(Budgeted(provider, shared.spending), limit)
     return Accounted(Cached(bounded, shared.cache), stats)
+
+
+def condition_slots(entries: Mapping[str, Mapping], granted: int, conditions: int) -> int:
+    """:func:`~workflow_scripts.llm.limits.job_slots` of a job's model entries: the ``max_concurrency``
+    of each model not served by the embedded server (those the ``api_calls`` resource counts).
+
+    Args:
+        entries: the job's model entries by name (its params).
+        granted: the job's ``api_calls`` resource as Snakemake gives it to the job.
+        conditions: conditions the job asks.
+    """
+    specs = [ModelSpec.from_config(name, dict(entry)) for name, entry in entries.items()]
+    return job_slots(granted, [spec.max_concurrency for spec in specs if not spec.embedded], conditions)
 
 
 def _api_context(spec: ModelSpec, messages) -> tuple[int | None, int]:
@@ -283,7 +304,7 @@ def _api_context(spec: ModelSpec, messages) -> tuple[int | None, int]:
 @contextlib.contextmanager
 def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "job",
                 planned: int = 0, longest: Longest | None = None, budget: Budget | None = None,
-                watch: bool = True) -> Iterator[Session]:
+                watch: bool = True, slots: int = 1) -> Iterator[Session]:
     """The wrapped models of one job (see the module docstring); servers stop on exit.
 
     Args:
@@ -296,6 +317,8 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
         budget: spend caps (:mod:`workflow_scripts.llm.budget`); default none.
         watch: stop calling once the Snakemake process that started this job has ended
             (:mod:`workflow_scripts.llm.watchdog`; nothing to watch outside Snakemake).
+        slots: each model's ``max_concurrency`` is multiplied by this (not an embedded model's;
+            :func:`condition_slots`): the calls in flight of a job that asks several conditions.
 
     Raises:
         ConfigError: credentials in parameters, or a budget on a model whose price is unknown;
@@ -309,7 +332,7 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
             stack.callback(parent.stop)
         shared = Shared(runtime, ResponseCache(runtime.cache_dir), EmbeddedServers(runtime, stack),
                         Spending(budget or Budget(), SpendLedger(runtime.cache_dir)),
-                        parent.reason if parent is not None else None, session.missing, longest)
+                        parent.reason if parent is not None else None, session.missing, longest, slots)
         session.stats = {name: JobStats() for name in entries}
         for name, entry in entries.items():
             session.models[name] = build_stack(ModelSpec.from_config(name, dict(entry)), shared, session.stats[name])
@@ -319,7 +342,8 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
 
 def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str,
                     play: Callable[[dict], Awaitable[T]], planned: int = 0,
-                    longest: Longest | None = None, budget: Budget | None = None) -> tuple[T, dict[str, dict]]:
+                    longest: Longest | None = None, budget: Budget | None = None,
+                    slots: int = 1) -> tuple[T, dict[str, dict]]:
     """Open the job's models, run ``play(models)`` to the end, then :meth:`Session.finish`.
 
     Every question is asked (answers are cached as they come) before the job's verdict. The
@@ -328,6 +352,7 @@ def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str
 
     Args:
         budget: spend caps (the rule's ``budget_usd`` resource, :meth:`Budget.from_json`).
+        slots: see :func:`open_models`.
 
     Returns:
         (what ``play`` returned, the per-model counts).
@@ -348,7 +373,7 @@ def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str
         finally:
             if parent is not None:
                 parent.stop()
-    with open_models(entries, runtime, label, planned, longest, budget) as session:
+    with open_models(entries, runtime, label, planned, longest, budget, slots=slots) as session:
         result = asyncio.run(play(session.models))
         counts = session.counts()
         session.finish()

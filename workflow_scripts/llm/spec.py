@@ -81,7 +81,7 @@ class ModelSpec:
         samples_per_call: most replicates one request may return (``capabilities.n``).
         returns_logprobs: the provider returns top log-probabilities (``capabilities.logprobs``;
             else litellm's list of supported parameters; the embedded model does).
-        max_concurrency: calls in flight at once (per job).
+        max_concurrency: calls in flight at once (per job and condition it asks: :func:`~workflow_scripts.llm.limits.job_slots`).
         num_retries: optional cap on the retries of a transient provider error (429, 5xx, time-out,
             lost connection); None (the default): as many as fit in ``retry_budget_s``.
         retry_budget_s: seconds a request may spend on its attempts and the waits between them

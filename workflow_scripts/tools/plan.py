@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import functools
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -56,9 +57,9 @@ from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.crg.query.games import play_job
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.ipd.design.conditions import Condition, enabled_experiments, experiment_conditions, experiment_estimation
-from workflow_scripts.ipd.query.elicit import elicit, probes
+from workflow_scripts.ipd.query.elicit import ElicitationJob
 from workflow_scripts.ipd.design.pairs import model_pairs, pair_models
-from workflow_scripts.ipd.query.play import play_pair
+from workflow_scripts.ipd.query.play import PlayJob
 from workflow_scripts.ipd.query.prompts import kind_templates, templates
 from workflow_scripts.llm import ModelSpec, PromptTemplate
 from workflow_scripts.llm.cache import ResponseCache
@@ -85,7 +86,7 @@ class PlanJob:
         study, experiment: ``ipd`` and the experiment, or ``crg`` and the design.
         entries: the job's model entries, as its params give them (``answer_entry``).
         max_reasks: the job's re-ask limit; reask_note: its re-ask template.
-        play: the job's own code, given the job's models by name.
+        play: the job's own code, given the job's models by name (what it returns is not used).
         fallback_samples: an elicitation's answers per question should its log-probability request
             fall back (0: it does not fall back); None for games (:class:`~workflow_scripts.llm.planning.Planned`).
     """
@@ -100,35 +101,39 @@ class PlanJob:
 
 
 def ipd_jobs(config: dict, models: Sequence[str], only_conditions: Sequence[str], basedir: Path) -> list[PlanJob]:
-    """The IPD query jobs (elicitation per model x condition, play per pair x condition)."""
+    """The IPD query jobs, as the workflow plans them: elicitation per model x experiment (and the
+    estimation check's per capable model x experiment), play per pair x experiment, each asking
+    every selected condition of the experiment; none for an experiment without selected conditions."""
     ipd, jobs = config["ipd"], []
     for experiment in enabled_experiments(ipd):
-        for condition in experiment_conditions(ipd, experiment):
-            if only_conditions and condition.id not in only_conditions:
-                continue
-            texts = templates(kind_templates(basedir / ipd["template_dir"], condition.kind))
-            jobs += _ipd_condition_jobs(config, condition, models, texts)
+        conditions = [c for c in experiment_conditions(ipd, experiment) if not only_conditions or c.id in only_conditions]
+        if conditions:
+            texts = templates(kind_templates(basedir / ipd["template_dir"], ipd["experiments"][experiment]["kind"]))
+            jobs += _ipd_experiment_jobs(config, experiment, conditions, models, texts)
     return jobs
 
 
-def _ipd_condition_jobs(config: dict, condition: Condition, models: Sequence[str], texts) -> list[PlanJob]:
+def _ipd_experiment_jobs(config: dict, experiment: str, conditions: list[Condition], models: Sequence[str],
+                         texts) -> list[PlanJob]:
     ipd = config["ipd"]
     system, reasks, note = ipd["system_prompt"], ipd["max_reasks"], texts["reask"]
-    if condition.kind == "play":
-        return [PlanJob("ipd", condition.experiment, _entries(config, pair_models(pair)), reasks, note,
-                        lambda ms, pair=pair: play_pair(ms, pair, condition, system, reasks, texts))
+    if conditions[0].kind == "play":
+        return [PlanJob("ipd", experiment, _entries(config, pair_models(pair)), reasks, note,
+                        PlayJob(pair, tuple(conditions), system, reasks, texts).run)
                 for pair in model_pairs(list(models))]
-    asked = probes(condition, system, texts)
-    condition = dataclasses.replace(condition, sequential=None)  # the upper bound: every sample asked
-    estimation = experiment_estimation(ipd, condition.experiment)
-    jobs = [PlanJob("ipd", condition.experiment, _entries(config, [model], estimation=estimation), reasks, note,
-                    lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts), condition.samples)
+    # the upper bound: every sample asked (a sequential design stops earlier)
+    bounded = [dataclasses.replace(c, sequential=None) for c in conditions]
+    samples = max(c.samples for c in bounded)
+    sampled = ElicitationJob.of(bounded, system, reasks, texts)
+    estimation = experiment_estimation(ipd, experiment)
+    jobs = [PlanJob("ipd", experiment, _entries(config, [model], estimation=estimation), reasks, note,
+                    functools.partial(sampled.run, model), samples)
             for model in models]
-    if condition.experiment in (ipd.get("analysis") or {}).get("estimation_check", []):
+    if experiment in (ipd.get("analysis") or {}).get("estimation_check", []):
         checked = [m for m in models if probability_capable(m, config["models"][m], list(config.get("custom_providers") or {}))]
-        jobs += [PlanJob("ipd", f"{condition.experiment} (estimation check)",
-                         _entries(config, [model], estimation=LOGPROBS), reasks, note,
-                         lambda ms, model=model: elicit(ms[model], condition, asked, reasks, texts, False), 0)
+        check = dataclasses.replace(sampled, sample_on_fallback=False)
+        jobs += [PlanJob("ipd", f"{experiment} (estimation check)", _entries(config, [model], estimation=LOGPROBS),
+                         reasks, note, functools.partial(check.run, model), 0)
                  for model in checked]
     return jobs
 

@@ -1,4 +1,5 @@
-"""Actual play between two models (seed 001, SI §4.6): one job = one pair x condition.
+"""Actual play between two models (seed 001, SI §4.6): one job = one pair x experiment, every selected
+condition (treatment) of the experiment (:class:`PlayJob`), their games all played at once.
 
 Every pair of enabled models plays, including a model against itself (5 models: 15 pairs).
 A game has ``rounds`` rounds; in each round both players are asked (concurrently) before
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pyarrow as pa
 
@@ -23,8 +26,9 @@ from workflow_scripts.ipd.design.conditions import Condition
 from workflow_scripts.ipd.design.pairs import pair_models
 from workflow_scripts.ipd.query.prompts import ACTIONS, StagePayoffs, messages, play_prompt
 from workflow_scripts.llm import TemplateSet, answer_record, ask_choice, records
+from workflow_scripts.llm.accounting import GroupStats
 from workflow_scripts.llm.choice import longest
-from workflow_scripts.llm.context import Longest
+from workflow_scripts.llm.context import Longest, longest_of
 
 log = logging.getLogger(__name__)
 STUDY_FIELDS = [
@@ -107,14 +111,55 @@ async def play_pair(models: dict, pair: str, condition: Condition, system_prompt
 
 
 def longest_prompt(condition: Condition, system_prompt: str, max_reasks: int, texts: TemplateSet) -> Longest:
-    """The job's longest conversation, the last round's (a history of ``rounds - 1`` outcomes) with
-    every re-ask, for the context check."""
+    """The condition's longest conversation, the last round's (a history of ``rounds - 1`` outcomes)
+    with every re-ask, for the context check."""
     history = ["RR"] * (condition.rounds - 1)
     chat = messages(system_prompt, play_prompt(history, StagePayoffs.of(condition.payoffs), condition.framing_text,
                                                condition.horizon, texts))
     return Longest(longest(chat, ACTIONS, max_reasks, texts["reask"]), f"ipd.experiments.{condition.experiment}.rounds")
 
 
+@dataclass(frozen=True)
+class PlayJob:
+    """One actual-play query job (rule ``ipd_play``): one pair of models plays every given condition
+    of one experiment, all their games at once (through each model's one concurrency bound).
+
+    Attributes:
+        pair: the pair's name ``a+b``.
+        conditions: the conditions (treatments), in config order.
+        system_prompt, max_reasks, texts: the study's system prompt, re-ask limit and templates.
+    """
+
+    pair: str
+    conditions: tuple[Condition, ...]
+    system_prompt: str
+    max_reasks: int
+    texts: TemplateSet
+
+    async def run(self, models: Mapping[str, object]) -> tuple[list[dict], GroupStats]:
+        """Play every condition's games (:func:`play_pair`), each condition counted on its own.
+
+        Returns:
+            (the rows, conditions in order; the counts per condition id and model).
+
+        Raises:
+            PermanentQueryError: if a provider rejects a model's requests.
+        """
+        counts = GroupStats()
+        played = await asyncio.gather(*(
+            play_pair(counts.wrap(c.id, models), self.pair, c, self.system_prompt, self.max_reasks, self.texts)
+            for c in self.conditions))
+        return [row for rows in played for row in rows], counts
+
+    def planned(self) -> int:
+        """Moves the job asks at full length (for progress): two per round of every game."""
+        return sum(2 * c.rounds * c.games for c in self.conditions)
+
+    def longest(self) -> Longest:
+        """The job's longest conversation (:func:`longest_prompt` of its longest condition)."""
+        return longest_of([longest_prompt(c, self.system_prompt, self.max_reasks, self.texts) for c in self.conditions])
+
+
 def moves_table(rows: list[dict]) -> pa.Table:
-    """The moves table of one job (schema :data:`SCHEMA`), sorted."""
+    """The moves table of one job (schema :data:`SCHEMA`), sorted by :data:`SORT_BY`."""
     return records.table(rows, SCHEMA, SORT_BY)

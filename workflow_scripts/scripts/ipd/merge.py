@@ -1,5 +1,6 @@
-"""Rules ipd_merge and ipd_play_merge: one experiment's per-job answer tables in one parquet file,
-plus the query counts of every job."""
+"""Rules ipd_merge, ipd_logprobs_merge and ipd_play_merge: one experiment's per-job answer tables (one
+job per model or pair, every condition) in one parquet file, plus the query counts of every job: one
+row per condition and model (each job's stats.json lists them)."""
 
 from workflow_scripts.scripts.warm import hand_over
 
