@@ -6,7 +6,9 @@ alters a prompt, a decoding parameter or the key itself would make them pay agai
 memory-2, one-shot, play, the estimation check's log-probability requests; CRG: every design's
 seat decisions and value questions, a decoding control), with re-asks, for five models that differ
 in decoding, answer format, estimation, samples per call and server, together with the cache key
-the code of 2026-12-01 gave each. The requests are made by the jobs' own code (the spend plan's
+the code of 2026-12-01 gave each (the collective-risk requests re-recorded on 2026-12-02 for
+an intended prompt change, the seat line last: crg/query/prompts.PROMPT_LAYOUT 2; every other key
+unchanged). The requests are made by the jobs' own code (the spend plan's
 :func:`~workflow_scripts.tools.plan.plan_jobs`, which runs each job with its models replaced), so a
 layout change that moves a prompt, a template or a key function and changes what is asked fails
 here. The order of the requests is not compared: it is the jobs' (since 2026-12-02 one IPD job per
