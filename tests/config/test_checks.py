@@ -153,3 +153,58 @@ def test_a_number_that_arrives_as_text_says_so():
     message = _schema_message(lambda c: c["models"]["gemma3-270m"]["decoding"].update(temperature="5"))
     assert "The value is the text '5'" in message
     assert "The value is the text" not in _schema_message(lambda c: c["ipd"].update(samples="ten"))
+
+
+from workflow_scripts.errors import ConfigError
+
+
+def _selection(edit):
+    """selection() of the shipped config after ``edit`` (defaults filled in as Snakemake's validate
+    fills them) and its idle models; ConfigError with the message of idle_problems if it has one."""
+    from snakemake.utils import validate
+
+    from workflow_scripts.workflow.checks import idle_models, idle_problems, selection
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["models"]["tft"] = {"enabled": True, "litellm_model": "ipdscripted/TFT"}
+    config["crg"]["designs"]["mixed"]["pairs"] = [["gemma3-270m", "gemma3-270m-greedy"]]  # tft in no design
+    edit(config)
+    validate(config, str(REPO / "config" / "schema" / "config.schema.yaml"))
+    selected, _ = selection(config)
+    problems = idle_problems(config, selected)
+    if problems:
+        raise ConfigError(problems[0])
+    return selected, idle_models(config, selected)
+
+
+def test_a_model_named_in_only_models_that_no_study_asks_is_refused_naming_the_lists():
+    with pytest.raises(ConfigError, match=r"only_models: model\(s\) \['tft'\] take part in no study.*ipd\.models"):
+        _selection(lambda c: c.update(only_models="tft"))
+    with pytest.raises(ConfigError, match=r"only_models: model\(s\) \['tft'\]"):  # beside a model that is asked
+        _selection(lambda c: c.update(only_models="gemma3-270m,tft"))
+    # listed in ipd.models it is asked; with every IPD experiment disabled it is not
+    assert _selection(lambda c: c.update(only_models="tft") or c["ipd"].update(models=["tft"])) == (["tft"], [])
+    def no_ipd(c):
+        c.update(only_models="tft")
+        c["ipd"]["models"] = ["tft"]
+        for spec in c["ipd"]["experiments"].values():
+            spec["enabled"] = False
+    with pytest.raises(ConfigError, match="only_models"):
+        _selection(no_ipd)
+
+
+def test_an_enabled_model_in_no_study_is_idle_beside_others_and_refused_alone():
+    assert _selection(lambda c: None) == (["gemma3-270m", "gemma3-270m-greedy", "tft"], ["tft"])
+    # a design without `models` (mixed with pairs 'auto') seats every selected model: tft is asked there
+    assert _selection(lambda c: c["crg"]["designs"]["mixed"].update(pairs="auto"))[1] == []
+    def only_tft(c):
+        for name in ("gemma3-270m", "gemma3-270m-greedy"):
+            c["models"][name]["enabled"] = False
+    with pytest.raises(ConfigError, match=r"^models: model\(s\) \['tft'\]"):
+        _selection(only_tft)
+
+
+@pytest.mark.parametrize("value", [None, "", []])
+def test_an_empty_only_models_selects_every_enabled_model(value):
+    """``--config only_models=`` arrives as None: the same as the default ''."""
+    assert _selection(lambda c: c.update(only_models=value))[0] == ["gemma3-270m", "gemma3-270m-greedy", "tft"]

@@ -90,6 +90,8 @@ BAD_CONFIGS = [
     ("risk-as-only-conditions", lambda c: None, ("--config", "only_conditions=0.9"),
      "only_conditions: 0.9 is not of type"),
     ("unknown-only-models", lambda c: c.update(only_models="nobody"), (), "only_models"),
+    ("only-models-in-no-study", lambda c: add_model(c, "idle", litellm_model="ipdscripted/TFT") or c.update(only_models="idle"),
+     (), "only_models: model(s) ['idle'] take part in no study"),
     ("unknown-framing", lambda c: c["ipd"]["experiments"]["original"]["framings"].append("nope"), (),
      "ipd.experiments.original.framings"),
     ("unknown-framing-group-member", lambda c: c["ipd"].update(framing_groups={"neutral": ["none", "pro"]}), (),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workflow_scripts.config.checks import key_name_problems, model_spec_problems, names, parameter_key_problems
+from workflow_scripts.config.checks import key_name_problems, model_spec_problems, names, parameter_key_problems, study_models
 from workflow_scripts.crg.design.checks import crg_template_problems
 from workflow_scripts.crg.design.jobs import planned_jobs
 from workflow_scripts.errors import ConfigError
@@ -23,7 +23,8 @@ def selection(config: dict) -> tuple[list[str], list[str]]:
         (model names, condition ids; [] means all conditions).
 
     Raises:
-        ConfigError: unknown names, or no model selected.
+        ConfigError: unknown names, or no model selected (a selected model that no study asks is
+            one of :func:`config_problems`).
     """
     models = config["models"]
     wanted = names(config.get("only_models"))
@@ -39,6 +40,40 @@ def selection(config: dict) -> tuple[list[str], list[str]]:
     if unknown:
         raise ConfigError(f"only_conditions: unknown condition(s) {unknown}; known: {sorted(known)}")
     return selected, conditions
+
+
+def idle_models(config: dict, selected: list[str]) -> list[str]:
+    """The ``selected`` models that no study asks (see :func:`studied_models`), in selection order."""
+    asked = studied_models(config, selected)
+    return [m for m in selected if m not in asked]
+
+
+def idle_problems(config: dict, selected: list[str]) -> list[str]:
+    """A model named in ``only_models`` that no study asks (not in ``ipd.models`` nor seated in any
+    collective-risk design), or selected models none of which any study asks: one message, else none.
+    An enabled model in no study beside others that are asked is a warning of rules/common.smk."""
+    idle = idle_models(config, selected)
+    wanted = names(config.get("only_models"))
+    if (wanted and idle) or (idle and len(idle) == len(selected)):
+        return [idle_message("only_models" if wanted else "models", idle)]
+    return []
+
+
+def idle_message(field: str, idle: list[str]) -> str:
+    """What to do about models that take part in no study (``field``: where they were selected)."""
+    return (f"{field}: model(s) {idle} take part in no study, so the run asks nothing of them: add them "
+            "to ipd.models (the prisoner's dilemma; without that list every selected model plays it) or to "
+            "crg.designs.<design>.models (the collective-risk dilemma; a design without `models` runs "
+            "every selected model), or enable a study's experiment or design")
+
+
+def studied_models(config: dict, selected: list[str]) -> set[str]:
+    """The ``selected`` models that some study asks: those of ``ipd.models`` (every selected one when
+    the list is absent) if any prisoner's-dilemma experiment is enabled, and those seated in any
+    planned collective-risk job (a scripted partner is no model)."""
+    ipd = config["ipd"]
+    asked = set(study_models(config, selected, "ipd")) if enabled_experiments(ipd) else set()
+    return asked | {m for job in planned_jobs(config, selected) for m in job.models}
 
 
 def _all_condition_ids(config: dict, models: list[str]) -> set[str]:
@@ -61,6 +96,7 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
       (:func:`~workflow_scripts.ipd.design.checks.estimation_problems`);
     - ``crg.designs.<d>.conditions.<c>.template`` naming no template file, or one with an
       unknown placeholder.
+    - a selected model that no study asks (:func:`idle_problems`).
 
     Args:
         models: the selected model names (see :func:`selection`).
@@ -76,4 +112,5 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
         *payoff_problems(config),
         *estimation_problems(config, models),
         *crg_template_problems(config, models, basedir),
+        *idle_problems(config, models),
     ]
