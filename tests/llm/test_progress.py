@@ -44,3 +44,17 @@ def test_no_terminal_no_terminal_lines(caplog):
         with Progress([JobStats()], "job", interval=0.05, terminal=pipe):
             time.sleep(0.15)
     assert pipe.getvalue() == "" and len(caplog.records) >= 2
+
+
+def test_re_asked_answers_beyond_the_planned_questions_show_no_share(caplog):
+    """10 questions planned, 30 answers (each question re-asked twice): no '30/10', no share."""
+    with caplog.at_level(logging.INFO, logger="workflow_scripts.llm.accounting"):
+        with Progress([JobStats(answers=30, not_valid=20)], "job", planned=10, interval=10):
+            pass
+    line = caplog.records[-1].getMessage()
+    assert line.startswith("job: done 30 answers [") and "(10 questions planned; re-asks add answers)" in line
+    assert "%" not in line and "/10" not in line
+    with caplog.at_level(logging.INFO, logger="workflow_scripts.llm.accounting"):
+        with Progress([JobStats(answers=10)], "job", planned=10, interval=10):
+            pass
+    assert "100%" in caplog.records[-1].getMessage() and "10/10" in caplog.records[-1].getMessage()

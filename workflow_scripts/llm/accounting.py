@@ -164,12 +164,19 @@ class Progress:
         return functools.reduce(JobStats.add, self.stats, JobStats())
 
     def line(self, final: bool = False) -> str:
-        """``<label>: <meter> <counts>``; the meter is tqdm's (answers done/planned, rate, time left)."""
+        """``<label>: <meter> <counts>``; the meter is tqdm's (answers done/planned, rate, time left).
+
+        ``planned`` counts questions; a re-asked question adds answers, so once the answers outnumber
+        the questions the meter shows the count and rate only and says how many questions were
+        planned (never a share above 100 %)."""
         from tqdm import tqdm
 
         total = self.total()
-        meter = tqdm.format_meter(total.answers, self.planned or None, time.monotonic() - self._started,
-                                  ncols=60, unit="answer")
+        within = total.answers <= self.planned
+        meter = tqdm.format_meter(total.answers, self.planned if within else None,
+                                  time.monotonic() - self._started, ncols=60, unit=" answers")
+        if self.planned and not within:
+            meter += f" ({self.planned} questions planned; re-asks add answers)"
         return f"{self.label}: {'done ' if final else ''}{meter} {total.line()}"
 
     def report(self, final: bool = False) -> None:
