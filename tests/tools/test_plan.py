@@ -135,6 +135,19 @@ def test_a_batch_price_the_map_lacks_is_unknown_not_a_discount(tmp_path):
     assert plan.loc[("free", "one_shot"), "batch_cost_usd"] == "unknown" and plan.loc[(TOTAL, TOTAL), "batch_cost_usd"] == "unknown"
 
 
+def test_a_batch_price_of_a_provider_litellm_has_no_batch_api_for_is_unknown(tmp_path):
+    """litellm's map prices Claude Haiku 4.5's and Gemini 2.5 Pro's batches, but `batch: true` is
+    refused for anthropic and gemini (no batch API through litellm): their batch cost is unknown,
+    their synchronous cost known."""
+    assert litellm.model_cost["claude-haiku-4-5"]["input_cost_per_token_batches"] > 0
+    assert litellm.model_cost["gemini/gemini-2.5-pro"]["input_cost_per_token_batches"] > 0
+    models = {"haiku": {"enabled": True, "litellm_model": "anthropic/claude-haiku-4-5", "decoding": {"max_tokens": 16}},
+              "gemini": {"enabled": True, "litellm_model": "gemini/gemini-2.5-pro", "decoding": {"max_tokens": 16}}}
+    plan = call_plan(tiny_config(tmp_path, models=models, ipd=ONE_SHOT)).set_index("model")
+    for model in models:
+        assert plan.loc[model, "cost_usd"] > 0 and plan.loc[model, "batch_cost_usd"] == "unknown", model
+
+
 def test_a_model_without_a_price_costs_unknown_never_zero(tmp_path):
     """An id litellm has no price for gives 'unknown', and so do the totals that include it; a
     configured price of 0 (a local server) is a real 0."""

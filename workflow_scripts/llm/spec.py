@@ -41,10 +41,10 @@ SAMPLE, LOGPROBS, AUTO = "sample", "logprobs", "auto"
 ESTIMATIONS = (SAMPLE, LOGPROBS, AUTO)
 
 LLAMA_CPP = "llama.cpp"
+"""``models.<name>.server`` of a llama.cpp server (llama-server or llama-cpp-python's)."""
 BATCH_PROVIDERS = ("openai", "azure", "vertex_ai", "bedrock", "hosted_vllm", "mistral", "xai")
 """litellm providers whose files and batches API the pinned litellm reaches (``litellm.create_batch``;
 not anthropic, gemini (AI Studio) or together_ai)."""
-"""``models.<name>.server`` of a llama.cpp server (llama-server or llama-cpp-python's)."""
 NEUTRAL_SAMPLING = {k: v for k, v in {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP}.items() if k != "temperature"}
 """Every sampler that reshapes the next-token distribution besides temperature, at its neutral value
 (:mod:`workflow_scripts.llm.sampling`): the log-probability method derives the sampled distribution
@@ -174,6 +174,12 @@ class ModelSpec:
         """The same model decoding with ``overrides`` on top of its own parameters."""
         return replace(self, decoding={**self.decoding, **overrides})
 
+    @property
+    def has_batch_api(self) -> bool:
+        """Whether litellm reaches a batch API for this model: its provider is one of
+        :data:`BATCH_PROVIDERS` and it is not the embedded model."""
+        return self.litellm_model.split("/", 1)[0] in BATCH_PROVIDERS and not self.embedded
+
     def check_batch(self) -> None:
         """Refuse ``batch: true`` for a provider whose batch API litellm does not reach.
 
@@ -181,7 +187,7 @@ class ModelSpec:
             ConfigError: naming ``models.<name>.batch`` and the providers that have one.
         """
         provider = self.litellm_model.split("/", 1)[0]
-        if self.batch and (provider not in BATCH_PROVIDERS or self.embedded):
+        if self.batch and not self.has_batch_api:
             raise ConfigError(
                 f"models.{self.name}.batch: true, but litellm has no batch API for provider {provider!r}"
                 f"{' (an embedded model)' if self.embedded else ''}; set batch: false, or use one of "

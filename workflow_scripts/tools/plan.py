@@ -19,8 +19,9 @@ would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models
 - ``cost_usd``: at the model's price (``models.<name>.pricing``, else litellm's price map),
   ``unknown`` where the price is unknown, never 0 unless nothing is missing;
 - ``batch_cost_usd``: the same requests at the provider's batch-API price where litellm's map has
-  one (:func:`~workflow_scripts.llm.pricing.batch_token_prices`), else ``unknown`` (no discount is
-  assumed).
+  one (:func:`~workflow_scripts.llm.pricing.batch_token_prices`) and litellm reaches the provider's
+  batch API (``ModelSpec.has_batch_api``: not Anthropic, Gemini's AI Studio or Together, although the
+  map prices some of their models' batches), else ``unknown`` (no discount is assumed).
 
 Requests are found by running each query job's own code with every model replaced by a
 :class:`~workflow_scripts.llm.planning.Planned` stand-in that computes the layer's cache keys and
@@ -194,8 +195,10 @@ def call_plan(config: dict, basedir: str | Path = ".") -> pd.DataFrame:
 
 
 def _prices(spec: ModelSpec) -> tuple:
-    """(synchronous, batch) token prices of a model (None where unknown)."""
-    return token_prices(spec.litellm_model, spec.pricing), batch_token_prices(spec.litellm_model, spec.pricing)
+    """(synchronous, batch) token prices of a model (None where unknown; the batch price is None too
+    where litellm reaches no batch API of the provider, whatever its price map says)."""
+    batch = batch_token_prices(spec.litellm_model, spec.pricing) if spec.has_batch_api else None
+    return token_prices(spec.litellm_model, spec.pricing), batch
 
 
 def _row(key: tuple[str, str, str], jobs: int, tally: Tally, prices, batch_prices=None) -> dict:
