@@ -14,7 +14,7 @@ from workflow_scripts.crg.design.groups import analysis_conditions, mixed_models
 from workflow_scripts.crg.design.jobs import find_job, job_templates, planned_jobs  # noqa: E402
 from workflow_scripts.crg.query.prompts import PROMPT_LAYOUT as CRG_PROMPT_LAYOUT  # noqa: E402
 from workflow_scripts.crg.design.settings import analysis_settings as crg_analysis_settings, crg_settings  # noqa: E402
-from workflow_scripts.workflow.checks import config_problems, idle_message, idle_models, idle_problems, selection  # noqa: E402
+from workflow_scripts.workflow.checks import config_problems, idle_warnings, selection  # noqa: E402
 from workflow_scripts.ipd.design.conditions import STANDARD_PAYOFFS, analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions, experiment_estimation, neutral_framings  # noqa: E402
 from workflow_scripts.ipd.design.labels import STANDARD as STANDARD_LABELS  # noqa: E402
 from workflow_scripts.ipd.design.pairs import model_pairs, pair_models  # noqa: E402
@@ -51,9 +51,8 @@ try:
     IPD_ANALYSIS = analysis_settings(config["ipd"])
 except ConfigError as error:
     raise WorkflowError(redact(f"config error: {error}", config)) from None
-_WARN_IDLE = workflow.is_main_process and not idle_problems(config, SELECTED_MODELS)  # else config_problems refuses
-for _idle in idle_models(config, SELECTED_MODELS) if _WARN_IDLE else []:
-    logger.warning(f"warning: {idle_message('models', [_idle])} (enabled: true)")
+for _warning in idle_warnings(config, SELECTED_MODELS) if workflow.is_main_process else []:
+    logger.warning(f"warning: {_warning}")
 
 
 def stop_if(problems, what="config error"):

@@ -163,7 +163,7 @@ def _selection(edit):
     fills them) and its idle models; ConfigError with the message of idle_problems if it has one."""
     from snakemake.utils import validate
 
-    from workflow_scripts.workflow.checks import idle_models, idle_problems, selection
+    from workflow_scripts.workflow.checks import idle_models, idle_problems, idle_warnings, selection
 
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["models"]["tft"] = {"enabled": True, "litellm_model": "ipdscripted/TFT"}
@@ -171,10 +171,13 @@ def _selection(edit):
     edit(config)
     validate(config, str(REPO / "config" / "schema" / "config.schema.yaml"))
     selected, _ = selection(config)
-    problems = idle_problems(config, selected)
+    problems, warnings = idle_problems(config, selected), idle_warnings(config, selected)
+    assert not (problems and warnings)  # a refusal is never also a warning
     if problems:
         raise ConfigError(problems[0])
-    return selected, idle_models(config, selected)
+    idle = idle_models(config, selected)
+    assert bool(warnings) == bool(idle) and all(m in warnings[0] for m in idle)
+    return selected, idle
 
 
 def test_a_model_named_in_only_models_that_no_study_asks_is_refused_naming_the_lists():

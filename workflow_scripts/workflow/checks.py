@@ -50,13 +50,25 @@ def idle_models(config: dict, selected: list[str]) -> list[str]:
 
 def idle_problems(config: dict, selected: list[str]) -> list[str]:
     """A model named in ``only_models`` that no study asks (not in ``ipd.models`` nor seated in any
-    collective-risk design), or selected models none of which any study asks: one message, else none.
-    An enabled model in no study beside others that are asked is a warning of rules/common.smk."""
+    collective-risk design), or selected models none of which any study asks: one message, else none
+    (an enabled model in no study beside others that are asked is one of :func:`idle_warnings`)."""
+    return _idle_report(config, selected)[0]
+
+
+def idle_warnings(config: dict, selected: list[str]) -> list[str]:
+    """Enabled models in no study beside others that are asked: one message, else none (never
+    beside a refusal of :func:`idle_problems`)."""
+    return _idle_report(config, selected)[1]
+
+
+def _idle_report(config: dict, selected: list[str]) -> tuple[list[str], list[str]]:
     idle = idle_models(config, selected)
     wanted = names(config.get("only_models"))
-    if (wanted and idle) or (idle and len(idle) == len(selected)):
-        return [idle_message("only_models" if wanted else "models", idle)]
-    return []
+    if not idle:
+        return [], []
+    if wanted or len(idle) == len(selected):
+        return [idle_message("only_models" if wanted else "models", idle)], []
+    return [], [idle_message("models", idle) + " (they are enabled: true)"]
 
 
 def idle_message(field: str, idle: list[str]) -> str:
