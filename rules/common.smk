@@ -8,7 +8,7 @@ from snakemake.utils import validate
 
 sys.path.insert(0, workflow.basedir)  # workflow_scripts importable even without `pip install -e .`
 
-from workflow_scripts.config.checks import explain_validation_error, study_models  # noqa: E402
+from workflow_scripts.config.checks import SELECTION_FIELDS, explain_validation_error, study_models  # noqa: E402
 from workflow_scripts.config.schema import defaults  # noqa: E402
 from workflow_scripts.crg.design.groups import analysis_conditions, mixed_models  # noqa: E402
 from workflow_scripts.crg.design.jobs import find_job, job_templates, planned_jobs  # noqa: E402
@@ -36,6 +36,8 @@ try:
     validate(config, "../config/schema/config.schema.yaml")
 except WorkflowError as error:
     raise WorkflowError(explain_validation_error(error, config)) from None
+for _field in SELECTION_FIELDS:  # `--config only_models=` arrives as None: the same as "", and so the same params
+    config[_field] = config.get(_field) or ""
 
 # Template folders are part of the workflow: relative paths are read from the workflow directory.
 IPD_TEMPLATE_DIR = Path(workflow.basedir) / config["ipd"]["template_dir"]
@@ -112,8 +114,9 @@ PLAN = "results/plan.csv"
 
 def plan_config():
     """The config as it shapes the plan: without the embedded server's settings and the budgets
-    (raising a budget must rerun only the jobs it stopped)."""
-    shaping = {key: value for key, value in config.items() if key not in ("embedded", "budget_usd")}
+    (raising a budget must rerun only the jobs it stopped), its sections in sorted order (a --config
+    value puts its key first, which must not read as a change of params)."""
+    shaping = {key: config[key] for key in sorted(config) if key not in ("embedded", "budget_usd")}
     shaping["models"] = {name: {k: v for k, v in entry.items() if k != "budget_usd"}
                          for name, entry in config["models"].items()}
     return shaping

@@ -161,3 +161,16 @@ def test_one_framings_text_reruns_its_experiments_job_of_every_model_asking_only
     flow.run()
     assert flow.provider_calls() == calls + 10, "the restored text's answers all come from the cache"
     assert planned(flow) == {}
+
+
+def test_an_empty_selection_and_reordered_sections_rerun_nothing(ran):
+    """`--config only_models=` arrives as None and puts its key first: the same run as before, so no
+    job reruns (not even the plan, whose params are the whole config)."""
+    flow, _ = ran
+
+    def reorder(cfg):
+        sections = list(cfg.items())
+        cfg.clear()
+        cfg.update({"only_models": None, "only_conditions": None, **dict(reversed(sections))})
+
+    assert edited(flow, reorder) == {}
