@@ -16,7 +16,10 @@ Model names after the prefix:
 - ``text:<answer>``: always answers ``<answer>`` verbatim (to test answer handling, e.g.
   ``text:I will put 2 units into the pool.`` or ``text:banana``);
 - ``reask:<rule>``: answers ``unreadable`` unless the prompt already quotes that answer (a
-  re-ask), then plays ``<rule>``: every decision needs exactly one re-ask.
+  re-ask), then plays ``<rule>``: every decision needs exactly one re-ask;
+- ``knows:<rule>``: plays ``<rule>`` and answers the value questions correctly at the risk the
+  prompt states (its first percentage): ``higher_payoff`` A below the pivot p* = F / E, B above, C
+  at it; ``target`` the target. A player that knows which action pays and does not act on it.
 
 When the request carries a ``response_format`` (``answer_format: json_schema``) the answer is
 sent as ``{"choice": "<answer>"}``. Every call appends one line (the model id) to the file named by
@@ -38,6 +41,7 @@ _ROUND = re.compile(r"^Current round: (\d+) of (\d+)$", re.MULTILINE)
 _SEAT = re.compile(r"^You are Player (\d+)\.", re.MULTILINE)
 _HISTORY = re.compile(r"^- Round (\d+): (.*); pool after the round: \d+$", re.MULTILINE)
 _ENTRY = re.compile(r"Player (\d+): (\d+)")
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)%")
 _OPTIONS = re.compile(
     r"^Answer with exactly one of: ([^\n]+?)\.(?: Give only the \w+ as output\. Give no explanation\.)?$", re.MULTILINE)
 
@@ -88,11 +92,30 @@ def answer(name: str, prompt: str) -> str:
         if f'"{UNREADABLE}"' not in prompt:
             return UNREADABLE
         name = name[len("reask:"):]
-    rule = scripted_rule(name)
+    knows = name.startswith("knows:")
+    rule = scripted_rule(name[len("knows:"):] if knows else name)
     state = read_prompt(prompt)
     if state.options != SEED_000_RULES.options:
-        return state.options[0]
+        return known_answer(prompt, state.options) if knows else state.options[0]
     return str(rule(state.seat, state.rounds, SEED_000_RULES))
+
+
+def known_answer(prompt: str, options: tuple[str, ...]) -> str:
+    """The correct answer to a value question at the risk the prompt states (its first percentage):
+    the target where it is an option, else A / B / C as (1 - p) E exceeds, falls short of or equals
+    E - F (seed 000, Proposition 3.1).
+
+    Raises:
+        ValueError: if the prompt states no percentage.
+    """
+    rules = SEED_000_RULES
+    if str(rules.target) in options:
+        return str(rules.target)
+    found = _PERCENT.search(prompt)
+    if not found:
+        raise ValueError("the prompt states no risk (no percentage)")
+    nobody, split = (1 - float(found.group(1)) / 100) * rules.endowment, rules.endowment - rules.fair_share
+    return "C" if abs(nobody - split) < 1e-9 else ("A" if nobody > split else "B")
 
 
 class CRGScriptedPlayer(ScriptedLLM):
