@@ -120,3 +120,51 @@ def test_the_default_set_holds_every_figure_the_default_config_draws(tmp_path):
     out = Workflow(tmp_path, config).run("-n", "--forceall").stdout
     planned = {name for name in re.findall(r"results/\S+?/figures/[\w.-]+\.png", out)}
     assert planned == set((DATA / "default" / "figures.txt").read_text().split())
+
+
+PAPER_MODELS = ["claude-sonnet-4", "gemini-2.5-pro", "gpt-4o", "gpt-5", "llama-3.3-70b"]
+TWELVE = ["none", "more_points", "exploit", "maximize_own", "winning", "no_exploit", "welfare", "fair", "saint", "pro",
+          "none-labels=swapped", "none-labels=reversed"]
+
+
+def payoff_rows(models, conditions):
+    """Classification rows (w = 0, 0.01) with payoff ranges that differ by model and condition."""
+    return pd.DataFrame([{"model": m, "condition": c, "w": w, "own_w": False, "pi_self": 2.0 + 0.1 * i,
+                          "payoff_min": 0.5 + 0.05 * j, "payoff_max": 3.0 + 0.1 * i}
+                         for i, m in enumerate(models) for j, c in enumerate(conditions) for w in (0.0, 0.01)])
+
+
+@pytest.mark.parametrize("models, conditions", [(PAPER_MODELS, ["none"]), (PAPER_MODELS, TWELVE),
+                                                (["gemma3-270m"], TWELVE)])
+def test_payoff_range_is_readable_with_five_models_and_twelve_conditions(models, conditions):
+    """Fig. 1C at print size: two columns (183 mm) wide at most, one panel per w, no text problem,
+    tick labels of at least 6 pt, one colour per model, and with one condition the models on the
+    x-axis (as the seed draws it)."""
+    from matplotlib.colors import to_hex
+
+    from workflow_scripts.figure_style import PALETTE
+    from workflow_scripts.ipd.figures.payoffs import payoff_range_figure
+    fig = payoff_range_figure(payoff_rows(models, conditions), "original", models)
+    try:
+        assert text_problems(fig) == []
+        assert fig.get_figwidth() <= TWO_COLUMNS + 1e-9
+        axes = [ax for ax in fig.axes if ax.get_visible()]
+        assert [ax.get_title() for ax in axes] == ["w = 0", "w = 0.01"]
+        ticks = [t for ax in axes for t in ax.get_xticklabels() if t.get_text()]
+        assert min(t.get_fontsize() for t in ticks) >= 6
+        expected = models if len(conditions) == 1 else conditions
+        assert [t.get_text() for t in axes[-1].get_xticklabels()] == expected
+        colours = {to_hex(c.get_colors()[0]) for c in axes[0].collections if len(c.get_segments())}
+        assert colours == {to_hex(PALETTE[i]) for i in range(len(models))}
+    finally:
+        plt.close(fig)
+
+
+def test_a_model_keeps_its_colour_across_figures():
+    """The colour of a model is its place in the run's models, whichever models a figure shows: gpt-4o
+    (third in the run) is the palette's third colour in a figure of all five and in one of it alone;
+    a reference strategy follows the run's models."""
+    from workflow_scripts.figure_style import PALETTE, model_colors
+    assert model_colors(PAPER_MODELS, PAPER_MODELS)["gpt-4o"] == PALETTE[2]
+    assert model_colors(["gpt-4o"], PAPER_MODELS)["gpt-4o"] == PALETTE[2]
+    assert model_colors(["gpt-4o", "ALLD (ref.)"], PAPER_MODELS)["ALLD (ref.)"] == PALETTE[5]

@@ -139,3 +139,17 @@ def test_fitness_polynomials_against_egttools():
     for x in (0.2, 0.5, 0.8):
         gradient = replicator_equation_n_player(np.array([x, 1 - x]), table, 6)
         assert gradient[0] == pytest.approx(x * (1 - x) * (f_a(x) - f_b(x)), rel=1e-9)
+
+
+def test_a_face_of_equal_strategies_is_listed_once_by_its_largest_face():
+    """ALLC, TFT and WSLS all earn 3 against each other, ALLD 5 against ALLC and 1 against the others
+    (limit of means, rounded to the point): the three cooperators' edges and their triangle are all
+    filled with rest points; only the triangle (the largest face) is listed, at its centre (1/3 each,
+    the point farthest inside)."""
+    matrix = np.array([[3.0, 3.0, 3.0, 0.0],   # ALLC
+                       [3.0, 3.0, 3.0, 1.0],   # TFT
+                       [3.0, 3.0, 3.0, 0.5],   # WSLS
+                       [5.0, 1.0, 3.0, 1.0]])  # ALLD
+    continua = [p for p in matrix_rest_points(matrix, 1.0) if p.stability == CONTINUUM]
+    assert [c.support for c in continua] == [(0, 1, 2)]
+    assert continua[0].x == pytest.approx([1 / 3, 1 / 3, 1 / 3, 0.0])

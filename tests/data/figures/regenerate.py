@@ -8,8 +8,9 @@ settings left out), ``figures.txt`` (the run's figure files, one ``results/...pn
   embedded model; e.g. ``snakemake --cores 2`` in a clone, then ``--run <that clone>``).
 - ``paper_ipd`` / ``paper_crg``: a run of ``config/config.yaml`` + ``config/paper_ipd.yaml`` /
   ``paper_crg.yaml`` made here on scripted players under the papers' model names
-  (:data:`IPD_PLAYERS`, :data:`CRG_PLAYERS`), with the analyses' resampling cut (the figures' layout
-  does not depend on it) and fewer samples and games per cell.
+  (:data:`IPD_PLAYERS`, :data:`CRG_PLAYERS`), with one sample per scenario, one game per cell and the
+  analyses' resampling cut (a figure's layout depends on the grid, the models and their names, not
+  on these numbers). A paper run takes tens of minutes on two cores.
 
 Run from the repository::
 
@@ -66,10 +67,10 @@ def paper_config(study: str) -> dict:
     config = merged_config([REPO / "config" / "config.yaml", REPO / "config" / f"paper_{study}.yaml"])
     if study == "ipd":
         config = scripted(config, IPD_PLAYERS, "ipdscripted", "workflow_scripts.players.ipd:ScriptedPlayer")
-        config["ipd"]["samples"] = 10
+        config["ipd"]["samples"] = 1
         for experiment in config["ipd"]["experiments"].values():
             if experiment.get("samples"):
-                experiment["samples"] = 10
+                experiment["samples"] = 1
         config["ipd"]["analysis"].update(random_opponents=100, confidence={
             "draws": 100, "opponents": 10, "share_draws": 10, "memory2_draws": 10},
             elicited_vs_played={"simulations": 100, "bootstrap": 99})
@@ -107,6 +108,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("set", choices=["default", "paper_ipd", "paper_crg"])
     parser.add_argument("--run", type=Path, help="default: the folder of a finished run of the default config")
+    parser.add_argument("--workdir", type=Path, help="paper sets: run in this (new) folder and keep it")
     args = parser.parse_args()
     if args.set == "default":
         if not args.run:
@@ -119,9 +121,11 @@ def main() -> None:
         return
     config = paper_config(args.set.split("_")[1])
     with tempfile.TemporaryDirectory() as scratch:
-        flow = Workflow(Path(scratch), config)
-        flow.run()
-        write_set(args.set, Path(scratch), config, flow)
+        root = args.workdir or Path(scratch)
+        root.mkdir(parents=True, exist_ok=True)
+        flow = Workflow(root, config)
+        subprocess.run(flow.command(), cwd=root, env=flow.environment(), check=True)  # no time limit: minutes
+        write_set(args.set, root, config, flow)
 
 
 if __name__ == "__main__":

@@ -113,7 +113,7 @@ def invasion_figure(fixation: pd.DataFrame, stationary: pd.DataFrame, models: li
     """Fig. S7: per population size and risk, an arrow from model i to model j where one j mutant
     fixes among i residents with rho_ij > 1/N (labelled with rho_ij when the models are at most
     three, so that no label sits on a crossing; the fixation table has every rho); nodes show the
-    stationary mass, their names outside the circle.
+    stationary mass (size, and its value outside the circle); the models are named in the legend.
 
     Args:
         fixation: population, p, resident, mutant, rho, invades.
@@ -127,8 +127,8 @@ def invasion_figure(fixation: pd.DataFrame, stationary: pd.DataFrame, models: li
     columns = max(1, min(len(cases), 3))
     rows = max(1, math.ceil(len(cases) / columns))
     fig = figure(2.3 * rows + 0.4, ONE_COLUMN if columns == 1 else TWO_COLUMNS)
-    axes = fig.subplots(rows, columns, squeeze=False).flat
-    for ax in list(axes)[len(cases):]:
+    axes = list(fig.subplots(rows, columns, squeeze=False).flat)
+    for ax in axes[len(cases):]:
         ax.set_visible(False)
     angles = np.pi / 2 - 2 * np.pi * np.arange(len(models)) / max(len(models), 1)
     where = {m: (math.cos(a), math.sin(a)) for m, a in zip(models, angles)}
@@ -140,13 +140,16 @@ def invasion_figure(fixation: pd.DataFrame, stationary: pd.DataFrame, models: li
         for model in models:
             mass = float(masses.get(model, 0.0))
             ax.scatter([where[model][0]], [where[model][1]], s=30 + 150 * mass, color=colors[model], zorder=3)
-            _node_label(ax, where[model], f"{model}\nmass {mass:.2f}")
-        ax.set_xlim(-1.25, 1.25)
-        ax.set_ylim(-1.25, 1.25)
+            _node_label(ax, where[model], f"{mass:.2f}")
+        ax.set_xlim(-1.5, 1.5)
+        ax.set_ylim(-1.4, 1.4)
         ax.set_aspect("equal")
         ax.axis("off")
         ax.set_title(f"N = {population}, p = {number(p)}\n(arrows: rho > 1/N = {1 / population:.3g})")
-    suptitle(fig, f"Invasion diagrams (Fermi process, beta = {beta:g}): arrow from resident i to mutant j")
+    handles = [plt.Line2D([], [], color=colors[m], marker="o", linestyle="") for m in models]
+    legend_below(fig, handles, models)
+    suptitle(fig, f"Invasion diagrams (Fermi process, beta = {beta:g}): arrow from resident i to mutant j; "
+                  "numbers: stationary mass")
     return fig
 
 

@@ -24,7 +24,7 @@ def verdict_text(row) -> str:
     if not row.states_tested:
         return "no state both played and elicited"
     detectable = "n/a" if pd.isna(row.detectable) else f"{row.detectable:.2g}"
-    return f"G = {row.G:.3g}, df = {row.df}, P = {row.p_value:.2g}; detects {detectable}"
+    return f"G = {row.G:.3g}, df = {row.df}, P = {row.p_value:.2g}; detectable: {detectable}"
 
 
 def elicited_vs_played_figure(summary: pd.DataFrame, states: pd.DataFrame, experiment: str) -> plt.Figure:
