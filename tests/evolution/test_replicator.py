@@ -8,7 +8,6 @@ EGTtools' replicator gradients where EGTtools is installed (the ``test`` extra).
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from workflow_scripts.evolution.replicator import (

@@ -82,10 +82,17 @@ def paper_config(study: str) -> dict:
 
 
 def figure_inputs(flow: Workflow) -> list[str]:
-    """The input files of every figure job of a finished run (from a dry run that forces them)."""
-    done = flow.run("-n", "--forcerun", *FIGURE_RULES, "--", *figure_files(flow.root))
-    return sorted({name for line in done.stdout.splitlines() if line.strip().startswith("input:")
-                   for name in re.split(r",\s*", line.split("input:", 1)[1].strip())})
+    """The input files of every figure job of a finished run: a dry run that forces the figure rules
+    lists each job as a block ('rule <name>:' or 'localrule <name>:', then 'input: a, b, ...')."""
+    done = flow.run("-n", *figure_files(flow.root), "--forcerun", *FIGURE_RULES)
+    inputs, rule = set(), None
+    for line in done.stdout.splitlines():
+        found = re.match(r"(?:local)?rule (\w+):", line.strip())
+        if found:
+            rule = found.group(1)
+        elif line.strip().startswith("input:") and rule in FIGURE_RULES:
+            inputs |= set(re.split(r",\s*", line.split("input:", 1)[1].strip()))
+    return sorted(inputs)
 
 
 def figure_files(root: Path) -> list[str]:
