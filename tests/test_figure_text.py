@@ -169,3 +169,15 @@ def test_a_model_keeps_its_colour_across_figures():
     assert model_colors(PAPER_MODELS, PAPER_MODELS)["gpt-4o"] == PALETTE[2]
     assert model_colors(["gpt-4o"], PAPER_MODELS)["gpt-4o"] == PALETTE[2]
     assert model_colors(["gpt-4o", "ALLD (ref.)"], PAPER_MODELS)["ALLD (ref.)"] == PALETTE[5]
+
+
+def test_a_panel_of_w_holds_the_condition_whose_own_w_it_is():
+    """Classified at w = 0 and 0.01 besides each prompt's own w: the condition stating w = 0.01 has one
+    row at 0.01 (its own), which belongs in the w = 0.01 panel as well as in the own-w panel."""
+    from workflow_scripts.ipd.figures.payoffs import _panels
+    frame = pd.DataFrame([("none-w=0.01", 0.0, False), ("none-w=0.01", 0.01, True), ("none-w=0.5", 0.0, False),
+                          ("none-w=0.5", 0.01, False), ("none-w=0.5", 0.5, True)], columns=["condition", "w", "own_w"])
+    panels = _panels(frame)
+    assert list(panels) == ["w = 0", "w = 0.01", "own w (stated in the prompt)"]
+    assert sorted(panels["w = 0.01"]["condition"]) == ["none-w=0.01", "none-w=0.5"]
+    assert sorted(panels["own w (stated in the prompt)"]["condition"]) == ["none-w=0.01", "none-w=0.5"]

@@ -83,15 +83,20 @@ def paper_config(study: str) -> dict:
 
 def figure_inputs(flow: Workflow) -> list[str]:
     """The input files of every figure job of a finished run: a dry run that forces the figure rules
-    lists each job as a block ('rule <name>:' or 'localrule <name>:', then 'input: a, b, ...')."""
-    done = flow.run("-n", *figure_files(flow.root), "--forcerun", *FIGURE_RULES)
-    inputs, rule = set(), None
-    for line in done.stdout.splitlines():
+    lists each job as a block ('rule <name>:' or 'localrule <name>:', 'input: a, b', 'output: c, d');
+    the inputs of the blocks that write one of the run's figures."""
+    figures = figure_files(flow.root)
+    done = flow.run("-n", *figures, "--forcerun", *FIGURE_RULES)
+    inputs, block = set(), {}
+    for line in done.stdout.splitlines() + ["rule end:"]:
         found = re.match(r"(?:local)?rule (\w+):", line.strip())
         if found:
-            rule = found.group(1)
-        elif line.strip().startswith("input:") and rule in FIGURE_RULES:
-            inputs |= set(re.split(r",\s*", line.split("input:", 1)[1].strip()))
+            if block.get("rule") in FIGURE_RULES and set(block.get("output", ())) & set(figures):
+                inputs |= set(block.get("input", ()))
+            block = {"rule": found.group(1)}
+        for key in ("input", "output"):
+            if line.strip().startswith(f"{key}:"):
+                block[key] = re.split(r",\s*", line.split(":", 1)[1].strip())
     return sorted(inputs)
 
 
@@ -115,7 +120,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("set", choices=["default", "paper_ipd", "paper_crg"])
     parser.add_argument("--run", type=Path, help="default: the folder of a finished run of the default config")
-    parser.add_argument("--workdir", type=Path, help="paper sets: run in this (new) folder and keep it")
+    parser.add_argument("--workdir", type=Path, help="paper sets: run in this folder and keep it (a folder that "
+                        "already holds a run's results is used as it is)")
     args = parser.parse_args()
     if args.set == "default":
         if not args.run:
@@ -129,9 +135,11 @@ def main() -> None:
     config = paper_config(args.set.split("_")[1])
     with tempfile.TemporaryDirectory() as scratch:
         root = args.workdir or Path(scratch)
+        done = (root / "results").exists()  # a kept --workdir: take its run as it is
         root.mkdir(parents=True, exist_ok=True)
         flow = Workflow(root, config)
-        subprocess.run(flow.command(), cwd=root, env=flow.environment(), check=True)  # no time limit: minutes
+        if not done:
+            subprocess.run(flow.command(), cwd=root, env=flow.environment(), check=True)  # no time limit: minutes
         write_set(args.set, root, config, flow)
 
 

@@ -70,10 +70,12 @@ def _ranges(ax, part: pd.DataFrame, conditions: list[str], models: list[str], co
 
 
 def _panels(classified: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """{panel title: rows}: one per requested w, and one for each row's own w if any."""
+    """{panel title: rows}: one per requested w (``ipd.analysis.classify_w``: the ws of rows that are
+    not a prompt's own w), holding every strategy at that w (a condition whose own w it is included),
+    and one of each row's own w if any."""
     own = classified["own_w"].astype(bool)
-    requested = classified[~own]
-    panels = {f"w = {w:g}": part for w, part in requested.groupby("w", sort=True)}
+    requested = sorted(classified.loc[~own, "w"].unique())
+    panels = {f"w = {w:g}": classified[np.isclose(classified["w"], w)] for w in requested}
     if own.any():
         panels[f"{OWN_W} (stated in the prompt)"] = classified[own]
     return panels

@@ -23,5 +23,5 @@ with rule_log(snakemake.log[0]) as log:
         TITLES["replicator"], CAPTIONS["replicator"].format(background=background),
         [("rest points per risk and pair", table), ("skipped (risk, pair, reason)", skipped)]))
     for row in skipped.itertuples():
-        log.warning("replicator skipped p = %g, %s + %s: %s", row.p, row.model_a, row.model_b, row.reason)
+        log.info("replicator skipped p = %g, %s + %s: %s", row.p, row.model_a, row.model_b, row.reason)
     log.info("replicator: %d rest points, %d pairs skipped", len(table), len(skipped))
