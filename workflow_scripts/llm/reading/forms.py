@@ -1,0 +1,166 @@
+"""One form that names one option as a whole (ours).
+
+``**L**``, ``Answer: L``, ``### Final Answer: - 4``, ``**Selected Option:** B``, ``Decision -> R``,
+``my move is — R``, ``I will choose: Betray``, ``I'll take 16 sheep``, ``7 tons``, ``[$4]``,
+``So R``, ``R is my choice``, ``R it is``, ``R (defect)``, ``B) each player gives 2``: wrappers,
+labels, discourse markers, first-person choices and amounts with their noun are peeled off in any
+order until nothing changes; what is left must be one option. Forms are read on masked text
+(:meth:`workflow_scripts.llm.reading.options.Options.mask`): every option, whatever its characters,
+is one placeholder here. Used on whole answers, on each clause of an explained answer
+(:mod:`workflow_scripts.llm.reading.commitments`) and on JSON values.
+
+A label is a line's heading in any words that name an answer (:data:`~.cues.ANSWER_WORDS`) or the
+speaker (``my``), and none that name something else (:data:`~.cues.NOT_ANSWER_WORDS`: a reason, the
+history, another party, the options, an instruction): ``Selected Option:`` and ``My pick this
+round ->`` are labels, ``Reason:``, ``Player B:`` and ``Options:`` are not.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workflow_scripts.llm.reading.cues import ANSWER_WORDS, CHOICE_VERBS, FIRST_PERSON_WORDS, NOT_ANSWER_WORDS, STANCES
+from workflow_scripts.llm.reading.options import INFLECTED, OPTION, Options
+
+_FLAGS = re.IGNORECASE
+_WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"()[]<>$#") + r"\s"
+_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "€£¥]|[-•+>](?=\\s)|\\d+[.)](?=\\s))+")
+_TRAILING = re.compile(r"(?:\\[)\]]|[" + _WRAPPER_CHARS + ".!;,。！])+$")
+_ENCLOSURES = tuple(re.compile(p, re.DOTALL) for p in (
+    r"^\\(?:boxed|text|textbf|mathrm|mathbf)\{(?P<x>.*)\}$",
+    r"^\{(?P<x>.*)\}$",
+))
+ROUND_PHRASE = r"(?:\s+(?:for|in)\s+(?:this\s+|the\s+next\s+|next\s+|the\s+current\s+)?round(?:\s+\d+)?|\s+this\s+(?:round|turn|time))?"
+_GLUE = r"[*_`'\"]*"
+_WORD = r"(?:[^\W\d_][\w'-]*|\d+)"
+_LABEL = re.compile(
+    r"^(?P<label>" + _WORD + r"(?:\s+" + _WORD + r"){0,5}?)" + _GLUE + r"\s*(?:\([^()\n]{0,30}\)\s*)?" + _GLUE
+    + r"\s*(?::|->|→|=>|⇒|=|—|–|-(?=\s))\s*" + _GLUE + r"\s*",
+    _FLAGS,
+)
+_IS_LABEL = re.compile(
+    r"^(?:(?:my|our|the)\s+)?(?:final\s+|chosen\s+|selected\s+|definitive\s+)?"
+    r"(?:answer|choice|decision|move|action|option|selection|pick|contribution|vote|bid|offer|output|response)"
+    + ROUND_PHRASE + _GLUE + r"\s+(?:is|will\s+be|would\s+be|remains|stays)\s*(?:[:=—–]|-(?=\s))?\s*" + _GLUE
+    + r"\s*(?:to\s+(?:(?:choose|pick|select|play|go\s+with|contribute|give|take|put\s+in)\s+)?)?",
+    _FLAGS,
+)
+_HEAD_NOUN = re.compile(r"^(?:the\s+)?(?:option|choice|action|answer|strategy)\s+(?=" + OPTION + r")|(?<=\ue001)\s+(?:option|choice|action|strategy)$", _FLAGS)
+_STANCE = r"(?:\s*(?:" + "|".join(STANCES) + r")\b)"
+_VERB = r"(?:" + "|".join(CHOICE_VERBS) + r")"
+_PARTICLES = r"(?:\s+(?:to|for|with|on|the|option|number|amount)(?=\W))*"
+_GAP = r"[\s:—–\-.…,]*"
+_THIRD_PERSON = (
+    r"(?-i:(?:The|the)\s+[a-z]+|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?<!\bother)\s+(?:will\s+|would\s+|shall\s+)?"
+    r"(?:chooses|choose|picks|pick|selects|select|plays|play|takes|take|catches|catch|contributes|contribute|gives|give|"
+    r"goes\s+with|go\s+with|opts\s+for|opt\s+for|harvests|harvest|fishes|fish|bids|bid|offers|offer|demands|demand)\b"
+)
+"""A persona deciding in the third person (``The oracle chooses: Defect``, ``John would catch 15 tons``):
+a name or ``the`` + one word, never another party (``The other agent``, ``Agent B`` do not match)."""
+_CHOOSE = re.compile(
+    r"^(?:" + _THIRD_PERSON + _PARTICLES + r"|(?:(?:i|we|let(?:'s|\s+us|\s+me))\b" + _STANCE + r"*\s*)?" + _VERB + r"\b" + _PARTICLES
+    + r"|(?:i|we|let(?:'s|\s+us|\s+me))\b" + _STANCE + r"*"
+    + r"|(?:going\s+with|choosing|picking|selecting|opting\s+for|sticking\s+with|playing|contributing|giving|taking)\b"
+    + _PARTICLES + r")" + _GAP,
+    _FLAGS,
+)
+_MARKER = re.compile(
+    r"^(?:(?:and|but|so|then|thus|hence|therefore|still|well|ok(?:ay)?|sure|yes|alright|actually|maybe|perhaps|"
+    r"possibly|probably|finally|ultimately|overall|in\s+conclusion|in\s+summary|to\s+conclude|in\s+short|"
+    r"on\s+second\s+thought|wait|or|instead|alternatively|that\s+said|hence|accordingly|consequently)\b[\s,:\-–—]*)+",
+    _FLAGS,
+)
+_OWNED = re.compile(
+    r"^(?P<x>" + OPTION + r")" + _GLUE + r"[,.]?\s+(?:it\s+is|(?:is|will\s+be|would\s+be)\s+my\s+(?:final\s+)?"
+    r"(?:choice|answer|move|decision|contribution|pick|selection|vote|bid|offer)|(?:is\s+)?my\s+final\s+answer"
+    r"|is\s+(?:the\s+)?(?:best|right|optimal|correct|better|wiser|smarter)\s+(?:choice|option|move|answer|decision)"
+    r"(?:\s+(?:for\s+me|here|now|this\s+round))?)$",
+    _FLAGS,
+)
+_NOT_AMOUNT_NOUNS = (
+    r"rounds?|turns?|times?|players?|agents?|people|persons?|members?|seats?|years?|months?|days?|weeks?|hours?|"
+    r"minutes?|seconds?|steps?|options?|more|less|fewer|left|remaining|out|percent|per|or|and|to|of|is|are|was|"
+    r"were|than|if|but|because|so|since|as|in|on|at|by|for|from|with"
+)
+_AMOUNT = re.compile(
+    r"^(?P<x>" + OPTION + r")" + _GLUE + r"(?:\s*(?!(?:" + _NOT_AMOUNT_NOUNS + r")\b)[^\W\d_][\w-]*(?:\s+of\s+[^\W\d_][\w-]*)?)?"
+    r"(?:\s+(?:to|into|in|for|from|of|towards)\s+(?:the|my|our)\s+(?:[^\W\d_][\w-]*\s+){0,2}[^\W\d_][\w-]*)?"
+    + ROUND_PHRASE + "$",
+    _FLAGS,
+)
+
+
+def read_form(masked: str, options: Options, inflected: bool = False) -> str | None:
+    """The option that ``masked`` as a whole names in one form, or None (module docstring).
+
+    Args:
+        masked: a text with its options masked (:meth:`Options.mask`).
+        options: the options the placeholders stand for.
+        inflected: also read an inflected option word as the whole form (``Defection.``: only where
+            it is the whole answer).
+    """
+    core = form_core(masked, options)
+    if re.fullmatch(OPTION, core) or (inflected and re.fullmatch(INFLECTED, core)):
+        return options.option_at(core)
+    if "\ue000" not in core and "\ue002" not in core and core:
+        value = options.match(core)
+        if value is not None:
+            return value
+    return gloss(core, options)
+
+
+def form_core(masked: str, options: Options) -> str:
+    """``masked`` without wrappers, labels, markers, first-person choices and an amount's noun (what may be an option)."""
+    core, previous = masked.strip(), None
+    while core != previous:
+        previous = core
+        core = _unwrap(core)
+        core = _OWNED.sub(r"\g<x>", core, count=1)
+        core = _MARKER.sub("", core, count=1)
+        core = _strip_label(core)
+        core = _CHOOSE.sub("", core, count=1)
+        core = _HEAD_NOUN.sub("", core, count=1)
+        amount = _AMOUNT.match(core)
+        core = amount.group("x") if amount and options.option_at(amount.group("x")).isdigit() else core
+    return core
+
+
+def is_answer_label(label: str) -> bool:
+    """Whether a line's heading names the answer (any answer word or ``my``) and nothing else (module docstring)."""
+    words = re.findall(r"[^\W\d_][\w'-]*", label.casefold())
+    words = [w.removesuffix("'s") for w in words]
+    if any(w in NOT_ANSWER_WORDS for w in words):
+        return False
+    if words in (["this", "round"], ["this", "turn"], ["for", "this", "round"], ["this", "time"]):
+        return True
+    return any(w in ANSWER_WORDS or w in FIRST_PERSON_WORDS for w in words)
+
+
+def _strip_label(core: str) -> str:
+    found = _IS_LABEL.match(core)
+    if found:
+        return core[found.end():]
+    found = _LABEL.match(core)
+    if found and is_answer_label(found.group("label")):
+        return core[found.end():]
+    return core
+
+
+def _unwrap(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous = text
+        for enclosure in _ENCLOSURES:
+            found = enclosure.match(text)
+            text = found.group("x") if found else text
+        text = _TRAILING.sub("", _LEADING.sub("", text))
+    return text
+
+
+def gloss(core: str, options: Options) -> str | None:
+    """``R (defect)``, ``B) each player gives 2``, ``L: cooperate``: the option, if the gloss names no other."""
+    found = re.match(r"^(?P<x>" + OPTION + r")\s*(?:\)|:|\(|\s[-–—])\s*(?P<gloss>\S.*)$", core, _FLAGS | re.DOTALL)
+    if not found:
+        return None
+    option = options.option_at(found.group("x"))
+    return option if options.named(found.group("gloss"), inflected=True) <= {option} else None
