@@ -259,6 +259,6 @@ def test_each_valid_answer_carries_its_kind(text, options, kind):
 
 
 def test_kinds_are_listed_once():
-    from workflow_scripts.llm.commitments import ANSWER_KINDS
+    from workflow_scripts.llm.reading.commitments import ANSWER_KINDS
 
     assert ANSWER_KINDS == ("bare", "form", "json", "tagged", "glossed", "explained")

@@ -1,29 +1,35 @@
 """Which option an answer commits to, read as a careful person reads it (ours).
 
 The options are data (:mod:`~.options`): every mention of one, in any spelling, is a placeholder, and
-each mention gets a role from the words around it (:mod:`~.cues`):
+each mention gets a role from the words around it (:mod:`~.cues`, :mod:`~.roles`):
 
 - *committed*: a clause that is one form as a whole (``Defect.``, ``Answer: L``, ``I'll take 16
   sheep``, :mod:`~.forms`), a first-person decision inside a sentence (``..., so I put in 4 units``,
-  ``I'm inclined to betray you this round``), an answer key of a JSON object or an answer tag;
+  ``I'm inclined to betray you this round``, :mod:`~.decisions`), an answer key of a JSON object or
+  an answer tag;
 - *rejected*: named within a few words after a negation (``not R``, ``instead of L``);
-- *conditional*, *example*, *question*: in a sentence that states a condition (``if I choose R
-  ...``), holds an instruction or an example (``respond with an action, for example
-  {"action": "L"}``) or asks back (``Should I choose L?``);
+- *conditional*, *example*, *question*: in a clause under a condition (``if I choose R ...``), in a
+  sentence holding an instruction or an example (``respond with an action, for example
+  {"action": "L"}``) or asking back (``Should I choose L?``);
 - *the co-player's*: named as what another party did or will do (``the other agent chose R``);
   an option recorded under another party's name (``Agent B: Cooperate``) makes the whole answer a
   record of moves, not a decision;
-- *listed* or *quoted*: one of a list of options (``0, 2, or 4 units``), or inside quoted words
-  (``"I choose L" is what a naive player would say``);
+- *listed*, *quoted* or *past*: one of a list of options (``0, 2, or 4 units``), inside quoted
+  words, or in a clause about an earlier round;
 - otherwise only *mentioned*: an explanation may mention every option.
 
 The answer is the option committed to, where exactly one is: it is unread when two commitments name
 different options (a revision, a hedge: ``L ... On second thought, R``, ``2 units. Maybe 4``), a
 conclusion names another (``so Agent B should also defect``), the committed option is rejected
-(``I won't pick R. R``), options are offered as alternatives (``L or R``), or a first-person decision
-inside a sentence stands beside another option that nothing sets apart (``I give 2 of my 4 units``;
-emphasis does: ``I'll demand **25** from the pool of 50``). An inflected option word
-(``defecting``) commits only where no other option is named at all.
+(``I won't pick R. R``), a decision names an amount that is no option (``I will give $2.50``), or,
+after the last commitment, options are offered as alternatives (``L or R``) or the answer says it
+has not decided (``but I'm not sure``). A first-person decision inside a sentence must not stand
+beside another option that nothing sets apart (``I'll contribute 2 now and 4 later``); an option
+after it that names a quantity (``I'll give 7 out of the 10 I received``) is set apart. An
+inflected option word (``defecting``) commits only where no other option is named at all.
+
+A final decision (``Finally, ...``, ``In conclusion, ...``, ``Final answer: ...``;
+:data:`~.cues.FINAL_CUES`) that commits starts the reading over: what came before was deliberation.
 
 Kinds (:data:`ANSWER_KINDS`): ``bare`` (exactly an option), ``form`` (one form is the whole answer),
 ``json`` (a JSON object with an answer key), ``tagged`` (an answer tag or template tokens around the
@@ -36,61 +42,44 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from workflow_scripts.llm.reading import roles
 from workflow_scripts.llm.reading.cues import (
-    CJK_NEGATION, CONCLUSION_CUES, CONDITIONAL_CUES, EXAMPLE_CUES, NEGATION_CUES, OTHER_PARTY, OTHER_PARTY_VERB, REVISION_CUES,
-    compiled,
+    CJK_NEGATION, CONCLUSION_CUES, NEGATION_CUES, OTHER_PARTY, REVISION_CUES, compiled,
 )
-from workflow_scripts.llm.reading.forms import _CHOOSE, _STANCE, _VERB, form_core, gloss, is_answer_label, read_form
-from workflow_scripts.llm.reading.options import INFLECTED, OPTION, Options, inflections
+from workflow_scripts.llm.reading.decisions import decisions
+from workflow_scripts.llm.reading.forms import _CHOOSE, form_core, gloss, is_answer_label, read_form
+from workflow_scripts.llm.reading.options import OPTION, Options, inflections
 from workflow_scripts.llm.reading.structured import FENCE, json_object, option_in_json, take_json, take_markup
-from workflow_scripts.llm.reading.text import plain
+from workflow_scripts.llm.reading.text import plain, rendered
 
 BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED = "bare", "form", "json", "tagged", "glossed", "explained"
 ANSWER_KINDS = (BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED)
 
 _FLAGS = re.IGNORECASE
 _NEGATION = compiled(NEGATION_CUES)
-_CONDITIONAL = compiled(CONDITIONAL_CUES)
-_EXAMPLE = compiled(EXAMPLE_CUES)
 _REVISION = re.compile(r"^\W*(?:" + "|".join(REVISION_CUES) + r")\b", _FLAGS)
-_CONCLUSION = compiled(CONCLUSION_CUES)
 _WRAP = r"[*_`'\"\[($€£¥]*\s*"
-_CO_PLAYER = re.compile(r"(?:" + "|".join(OTHER_PARTY) + r")" + OTHER_PARTY_VERB + r"?[\s:]*" + _WRAP + r"(?:" + OPTION + r"|" + INFLECTED + r")", _FLAGS)
+_CONCLUSIONS = re.compile(r"(?:" + "|".join(CONCLUSION_CUES) + r")" + _WRAP + r"(?P<x>" + OPTION + r")(?![\w])", _FLAGS)
 _RECORD = re.compile(
     r"^\W*(?P<name>[^\W\d_][\w ]{0,30}?)\W*\s*(?::|=|->)\s*" + _WRAP + r"(?:" + OPTION + r")(?![*_`'\"]*\s+[a-z])"
 )
+_PARTY_NAME = re.compile(r"(?-i:[A-Z][a-z]*(?:\s+(?:[A-Z][a-z]*|\d+))?)|.*\b(?:" + "|".join(OTHER_PARTY) + r")", _FLAGS)
+"""A name a move may be recorded under: one or two capitalised words (``Agent B``, ``Kate``), or another party."""
 _REJECTION_REACH = re.compile(r"^(?:\W*\w+){0,5}\W*(?:" + OPTION + r")?")
-_CLAUSE_BREAK = re.compile(r"(?<=[;,])\s+")
-_SENTENCE_BREAK = re.compile(
-    r"\n+|(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bno\.)(?<=[.!?])\s+|(?<=[。！？])", _FLAGS
-)
-_LISTING = re.compile(
-    OPTION + _WRAP.replace("\\[(", "\\])") + r"(?:\s*[,/]\s*(?:or\s+|and\s+)?" + _WRAP + OPTION + r"[*_`'\"\])]*)+"
-    r"(?:\s*,?\s*(?:or|and|nor)\s+[\w\ue000-\ue002]+)?",
-    _FLAGS,
-)
-_QUOTE = re.compile(r"[\"«“][^\"«»“”\n]*\s[^\"«»“”\n]*[\"»”]")
-"""Words in quotation marks (several words): someone's words quoted, not the answer's decision."""
 _OR = re.compile(r"^[\s*_`]*(?:or|nor)\b", _FLAGS)
 _LEADING_OPTION = re.compile(
-    r"^[\s*_`'\"\[(]*(?P<x>" + OPTION + r")[*_`'\")\]]*\s*(?:[-–—:]\s*|\s)(?:because|since|as|given|considering|due\s+to)\b(?P<why>.*)$",
+    r"^[\s*_`'\"\[(]*(?P<x>" + OPTION + r")[*_`'\")\]]*\s*(?:[-–—:]\s*|\s)(?:because|since|as|given|considering|due\s+to)\b"
+    r"(?P<why>.*)$",
     _FLAGS | re.DOTALL,
 )
 _ALTERNATIVE_BREAK = re.compile(r"\s+(?:or|and/or)\s+|\s*/\s*", _FLAGS)
-_EMPHASIS = re.compile(r"(?:\*\*|__|\*|_|`)(" + OPTION + r")(?:\*\*|__|\*|_|`)")
-_FIRST_PERSON = re.compile(
-    r"(?:\b(?:i|we)\b" + _STANCE + r"*\s*(?:" + _VERB + r"\b(?:\s+(?:to|for|with|on|the|option|action|move))*)?"
-    r"|\bmy\s+(?:final\s+|definitive\s+)?(?:choice|move|decision|answer|contribution|action|vote|pick|selection|bid|offer)"
-    r"(?:\s+(?:for|in)\s+(?:this\s+|the\s+next\s+)?round(?:\s+\d+)?|\s+this\s+round)?(?:\s+is|\s+would\s+be|\s+will\s+be|\s*:))"
-    r"[\s:—–\-.…,]*(?:option\s+)?" + _WRAP + r"(?P<x>" + OPTION + r"|" + INFLECTED + r")"
-    r"|我(?:们)?(?:会|将|要|决定|想|打算|还是|就|的选择是|的决定是)*(?:选择|选|出|投入?|贡献|给|拿|取)?(?:了)?[\s:]*" + _WRAP
-    + r"(?P<cjk>" + OPTION + r")",
+_QUANTITY = re.compile(r"\b(?:of|from|than|between|among|out\s+of|up\s+to)\s+(?:[^\W\d_]+\s+){0,2}[$€£¥]?$", _FLAGS)
+_NUMBER_CORE = re.compile(r"[$€£¥]?\d+(?:[.,]\d+)?")
+_HEADING = re.compile(r"^[\s#>*_`]*(?P<label>[^\n]{1,300}?)[\s*_`]*:[\s*_`]*$")
+_SET_ASIDE_HEADINGS = re.compile(
+    r"\b(?:examples?|format|template|options|choices|alternatives|history|previous|rules|instructions?|"
+    r"suggestions?|recommendations?|advice|tips?)\b",
     _FLAGS,
-)
-_CJK_DECISION = re.compile(r"(?P<x>" + OPTION + r")[\s*_`'\"]*(?:を|을|를)\s*(?:選|选|선택)")
-_HEADING = re.compile(r"^[\s#>*_`]*(?P<label>[^\n]{1,60}?)[\s*_`]*:[\s*_`]*$")
-_EXAMPLE_HEADINGS = re.compile(
-    r"\b(?:examples?|format|template|options|choices|alternatives|history|previous|rules|instructions?)\b", _FLAGS
 )
 
 
@@ -110,7 +99,7 @@ def read_commitment(body: str, options: Options) -> Reading:
         body: the answer part of a raw answer (:func:`workflow_scripts.llm.reading.text.answer_part`).
         options: the allowed answers.
     """
-    text = plain(body).strip()
+    text = rendered(plain(body)).strip()
     if _fused(text, options):
         return Reading(None, None)
     if text in options.spellings:
@@ -120,17 +109,15 @@ def read_commitment(body: str, options: Options) -> Reading:
         value = option_in_json(whole_json, options)
         return Reading(value, JSON, True) if value is not None else Reading(None, None)
     masked = options.mask(text)
-    if not _EXAMPLE.search(text) and not _asks(masked):
+    if not roles.decides_nothing(masked):
         value = read_form(masked, options, inflected=True)
         if value is not None:
             return Reading(value, _form_kind(masked, options), True)
     text, json_answers = take_json(text, options)
     text, tagged = take_markup(text, options)
-    found = _Clauses(options)
-    for line in _committing_lines(_without_enumerations(options.mask(text), options)):
-        for sentence in _SENTENCE_BREAK.split(line):
-            found.read_sentence(sentence)
-    found.committed.extend(answer.value for answer in json_answers)
+    found = _read_sentences(_committing_lines(_without_enumerations(options.mask(text))), options)
+    for answer in json_answers:
+        found.commit(answer.value)
     value = found.verdict()
     if value is None:
         return Reading(None, None)
@@ -138,9 +125,28 @@ def read_commitment(body: str, options: Options) -> Reading:
     return Reading(value, kind)
 
 
+def _read_sentences(lines: list[str], options: Options) -> _Clauses:
+    """Every sentence read into one :class:`_Clauses`; a final decision that commits starts it over:
+    a sentence opening with a final cue, or an answer label on the answer's last line where no clause
+    before it was a form naming another option (``L`` / ``Answer: R`` stays two answers)."""
+    found = _Clauses(options)
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    for number, line in enumerate(lines):
+        for sentence in roles.SENTENCE_BREAK.split(line):
+            labelled_last = number == last and _labelled(sentence)
+            if roles.is_final(sentence) or labelled_last:
+                final = _Clauses(options)
+                final.read_sentence(sentence)
+                if final.committed and not (labelled_last and found.forms - set(final.committed)):
+                    found = final
+                    continue
+            found.read_sentence(sentence)
+    return found
+
+
 @dataclass
 class _Clauses:
-    """Commitments and the other roles of mentions, gathered sentence by sentence."""
+    """Commitments and the other roles of mentions, gathered clause by clause."""
 
     options: Options
     committed: list = field(default_factory=list)
@@ -148,69 +154,86 @@ class _Clauses:
     conclusions: set = field(default_factory=set)
     rejected: set = field(default_factory=set)
     loose: set = field(default_factory=set)  # options named beside an in-sentence decision, set apart by nothing
-    competing: set = field(default_factory=set)  # options named anywhere outside a rejection or a co-player's move
+    competing: set = field(default_factory=set)  # options named outside a rejection or another party's move
     formed: bool = False
     glossed: bool = False
-    undecided: bool = False  # a clause offering options as alternatives ("L or R")
     foreign: bool = False  # an option recorded under another party's name ("Agent B: Cooperate")
+    forms: set = field(default_factory=set)  # options committed by a clause that is one form ("Choice: X", "L")
     revisions: list = field(default_factory=list)
+    clauses: int = 0
+    last_commitment: int = -1
+    last_doubt: int = -1  # the last clause offering alternatives ("L or R") or hedging ("I'm not sure")
 
     def read_sentence(self, sentence: str) -> None:
-        if _CONDITIONAL.search(sentence) or _EXAMPLE.search(sentence) or _asks(sentence):
-            self._mentions_only(sentence)
+        if roles.decides_nothing(sentence):
+            self.competing |= self.options.named(roles.without_co_players(sentence), inflected=True)
             return
-        sentence = _LISTING.sub(" (a list) ", sentence)
-        clauses = _CLAUSE_BREAK.split(sentence)
+        clauses = roles.CLAUSE_BREAK.split(roles.without_lists(sentence))
+        conditional = roles.conditional_clauses(clauses)
         for index, clause in enumerate(clauses):
+            self.clauses += 1
+            if roles.HEDGE.search(clause):
+                self.last_doubt = self.clauses
             if _REVISION.match(clause) and self.committed:
                 self.revisions.append(" ".join(clauses[index:]))
-            self._read_clause(clause, index)
-
-    def _mentions_only(self, sentence: str) -> None:
-        self.competing |= self.options.named(_CO_PLAYER.sub("", sentence), inflected=True)
+            if index in conditional:
+                self.competing |= self.options.named(roles.without_co_players(clause), inflected=True)
+            else:
+                self._read_clause(clause, index)
 
     def _read_clause(self, clause: str, index: int) -> None:
-        theirs = _CO_PLAYER.sub(" ", clause)
+        theirs = roles.without_co_players(clause)
         cue = _NEGATION.search(theirs)
         before, after = (theirs[:cue.start()], theirs[cue.end():]) if cue else (theirs, "")
         rejected = self.options.named(_REJECTION_REACH.match(after).group(0), inflected=True) | _cjk_rejected(theirs, self.options)
         self.rejected |= rejected
         self.competing |= self.options.named(theirs, inflected=True) - rejected
         if _alternatives(clause, self.options) or (index and _OR.match(clause) and read_form(clause, self.options)):
-            self.undecided = True
+            self.last_doubt = self.clauses
             return
         value = None if cue else read_form(clause, self.options) or _leading(clause, self.options)
         if value is None and _record_of_another(clause):
             self.foreign = True
             return
         if value is not None:
-            self.committed.append(value)
+            self.commit(value)
+            self.forms.add(value)
             self.formed = True
             self.glossed |= gloss(form_core(clause, self.options), self.options) is not None
-            return
-        self._read_inner(before)
+        elif not cue and _NUMBER_CORE.fullmatch(form_core(clause, self.options)) and _decided(clause):
+            self.commit(None)  # "Answer: 3" with no option 3
+        else:
+            self._read_inner(before)
         negated = _NEGATION.search(clause)
         self.conclusions |= {self.options.option_at(m.group("x"))
                              for m in _CONCLUSIONS.finditer(clause[:negated.start()] if negated else clause)}
 
+    def commit(self, value: str | None) -> None:
+        self.committed.append(value)
+        self.last_commitment = self.clauses
+
     def _read_inner(self, before: str) -> None:
-        before = _QUOTE.sub(" (a quote) ", before)
-        decisions = [m.group("x") or m.group("cjk") for m in _FIRST_PERSON.finditer(before)]
-        decisions += [m.group("x") for m in _CJK_DECISION.finditer(before)]
-        exact = [self.options.option_at(x) for x in decisions if x.startswith("\ue000")]
-        self.inflected += [self.options.option_at(x.replace("\ue002", "\ue000")) for x in decisions if x.startswith("\ue002")]
-        self.committed += exact
-        if exact and not _emphasised_alone(before, set(exact), self.options):
-            self.loose |= self.options.named(before) - set(exact)
+        if roles.about_the_past(before):
+            return
+        found = decisions(roles.without_quotes(before))
+        exact = [d.placeholder for d in found if not d.inflected]
+        self.inflected += [self.options.option_at(d.placeholder) for d in found if d.inflected]
+        for placeholder in exact:
+            self.commit(self.options.option_at(placeholder) if placeholder else None)
+        chosen = {self.options.option_at(p) for p in exact if p}
+        if chosen:
+            self.loose |= _unset_apart(before, chosen, self.options)
 
     def verdict(self) -> str | None:
         committed = set(self.committed)
-        if self.undecided or self.foreign or len(committed) > 1 or None in committed:
+        if self.foreign:
             return None
         if not committed:
-            return self._inflected_verdict()
+            return None if self.last_doubt >= 0 else self._inflected_verdict()
+        if len(committed) > 1 or None in committed or 0 <= self.last_commitment <= self.last_doubt:
+            return None
         (value,) = committed
-        if any(value not in _revised_to(text, self.options) for text in self.revisions):
+        if any(value not in _revised_to(text, self.options) for text in self.revisions if self.options.named(text, True)):
             return None
         if value in self.rejected or not self.conclusions <= {value}:
             return None
@@ -226,7 +249,31 @@ class _Clauses:
         return value if value not in self.rejected and self.competing <= {value} else None
 
 
-_CONCLUSIONS = re.compile(r"(?:" + "|".join(CONCLUSION_CUES) + r")" + _WRAP + r"(?P<x>" + OPTION + r")(?![\w])", _FLAGS)
+def _labelled(clause: str) -> bool:
+    """Whether a clause opens with an answer label (``Answer:``, ``**Choice** -``)."""
+    label = re.match(r"^[\s#>*_`]*(?P<label>[^:=\n]{1,40}?)[*_`\s]*(?::|=|->|\s[-–—]\s)", clause)
+    return bool(label) and is_answer_label(label.group("label"))
+
+
+def _decided(clause: str) -> bool:
+    """Whether a clause opens with an answer label or a first-person choice (``I contribute``)."""
+    stripped = re.sub(r"^[\s#>*_`]+", "", clause)
+    return _labelled(clause) or bool(_CHOOSE.match(stripped) and _CHOOSE.match(stripped).end())
+
+
+def _unset_apart(before: str, chosen: set[str], options: Options) -> set[str]:
+    """Options named beside a decision in ``before`` that nothing sets apart from it: not after it as
+    a quantity (``7 out of the 10``, ``from the pool of 50``)."""
+    first = re.search(OPTION, before)
+    loose = set()
+    for mention in re.finditer(OPTION, before):
+        option = options.option_at(mention.group(0))
+        if option in chosen:
+            continue
+        after_choice = first and mention.start() > first.start() and options.option_at(first.group(0)) in chosen
+        if not (after_choice and _QUANTITY.search(before[:mention.start()])):
+            loose.add(option)
+    return loose
 
 
 def _leading(clause: str, options: Options) -> str | None:
@@ -237,11 +284,6 @@ def _leading(clause: str, options: Options) -> str | None:
         return None
     option = options.option_at(found.group("x"))
     return option if options.named(found.group("why"), inflected=True) <= {option} else None
-
-
-def _asks(masked: str) -> bool:
-    """A sentence that asks back (ends with a question mark, wrappers aside)."""
-    return bool(re.search(r"[?？][\s*_`'\")\]]*$", masked))
 
 
 def _alternatives(clause: str, options: Options) -> bool:
@@ -256,31 +298,14 @@ def _revised_to(text: str, options: Options) -> set[str]:
     value = read_form(text, options)
     if value is not None:
         return {value}
-    inner = {options.option_at(x) for m in _FIRST_PERSON.finditer(text) if (x := m.group("x") or m.group("cjk")).startswith("\ue000")}
+    inner = {options.option_at(d.placeholder) for d in decisions(text) if d.placeholder and not d.inflected}
     return inner if len(inner) == 1 and not (options.named(text) - inner) else set()
 
 
 def _record_of_another(clause: str) -> bool:
     """``Agent B: Cooperate``, ``Player 2: R``: an option recorded under a label that is not an answer label."""
     found = _RECORD.match(clause)
-    return bool(found) and not is_answer_label(found.group("name"))
-
-
-def _emphasised_alone(before: str, exact: set[str], options: Options) -> bool:
-    """Whether the decision's option is the only one emphasised and every other option named after it
-    describes a quantity (``I'll demand **25** from the pool of 50``; not ``my choice is **L** and then R``)."""
-    emphasised = list(_EMPHASIS.finditer(before))
-    if not emphasised or {options.option_at(m.group(1)) for m in emphasised} != exact:
-        return False
-    for mention in re.finditer(OPTION, before):
-        if options.option_at(mention.group(0)) in exact:
-            continue
-        if mention.start() < emphasised[0].start() or not _QUANTITY.search(before[:mention.start()]):
-            return False
-    return True
-
-
-_QUANTITY = re.compile(r"\b(?:of|from|than|between|among|out\s+of|up\s+to)\s+(?:[^\W\d_]+\s+){0,2}$", _FLAGS)
+    return bool(found) and bool(_PARTY_NAME.fullmatch(found.group("name"))) and not is_answer_label(found.group("name"))
 
 
 def _cjk_rejected(masked: str, options: Options) -> set[str]:
@@ -290,24 +315,37 @@ def _cjk_rejected(masked: str, options: Options) -> set[str]:
 
 def _committing_lines(lines: list[str]) -> list[str]:
     """Lines that may commit: a heading ending with ':' joins its answer when it is an answer label or a
-    first-person decision (``### Final Answer:`` / ``- 4``); the lines under an example, option or
-    history heading (``Options:``, ``Example:``) are left out up to the next blank line or label."""
-    kept, index, skipping = [], 0, False
+    first-person decision (``### Final Answer:`` / ``- 4``); the lines under an example, option,
+    history or suggestion heading (``Options:``, ``Here is a suggestion:``) are left out up to the
+    next blank line or label."""
+    kept, index, skipping, skipped = [], 0, False, False
     while index < len(lines):
         line = lines[index]
         heading = _HEADING.match(line)
         if not line.strip():
-            skipping = False
-        elif heading and _EXAMPLE_HEADINGS.search(heading.group("label")):
-            skipping = True
-        elif heading and _joins(heading.group("label")) and index + 1 < len(lines) and lines[index + 1].strip():
-            kept.append(line + " " + lines[index + 1])
-            index += 2
+            skipping = skipping and not skipped
+        elif heading and _SET_ASIDE_HEADINGS.search(re.split(r"[.,;]\s", heading.group("label"))[-1]):
+            skipping, skipped = True, False
+        elif (heading and _joins(heading.group("label")) or _ANSWER_HEADING.fullmatch(line)) and _next(lines, index):
+            following = _next(lines, index)
+            kept.append(line.rstrip() + (" " if heading else ": ") + lines[following])
+            index = following + 1
             continue
         elif not skipping or heading:
             kept.append(line)
+        else:
+            skipped = True
         index += 1
     return kept
+
+
+_ANSWER_HEADING = re.compile(r"[\s#>*_`]*(?:the\s+|my\s+)?(?:final\s+)?(?:answer|decision|choice)[\s*_`]*", _FLAGS)
+"""A heading line that is only an answer label (``**Final Answer**``, ``## Decision``): the next line is its answer."""
+
+
+def _next(lines: list[str], index: int) -> int | None:
+    """The index of the next non-empty line after ``index``, or None."""
+    return next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
 
 
 def _joins(label: str) -> bool:
@@ -347,7 +385,7 @@ def _form_kind(masked: str, options: Options) -> str:
     return FORM if re.fullmatch(OPTION, core) or options.match(core) else GLOSSED
 
 
-def _without_enumerations(masked: str, options: Options) -> list[str]:
+def _without_enumerations(masked: str) -> list[str]:
     """Lines of ``masked`` without a list of the options (``1. ...``, ``**Option 2:** ...`` on two or more lines)."""
     lines = masked.split("\n")
     marked = {}

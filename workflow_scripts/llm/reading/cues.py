@@ -48,6 +48,8 @@ EXAMPLE_CUES = (
     r"\byou\s+(?:should|must|need\s+to|have\s+to|can|may|could|might|are\s+(?:asked|required|expected|supposed)|will\s+need)\b",
     r"\byour\s+(?:answer|response|reply|output|choice|move|decision|task)\b",
     r"\bplease\b", r"\bthe\s+(?:user|prompt|instructions?)\b",
+    r"\b(?:a|my|this\s+is\s+(?:just|only)\s+a)\s+(?:suggestion|recommendation)\b",
+    r"\bi\s+(?:would\s+|'d\s+)?(?:suggest|recommend|advise)\b",
 )
 """Words of an instruction or an example: a sentence holding one commits to nothing (an answer that
 echoes ``You should respond with an action. For example: {"action": "L"}`` has made no move)."""
@@ -76,7 +78,7 @@ ANSWER_WORDS = frozenset({
     "output", "response", "respond", "reply", "verdict", "final", "conclusion", "result", "vote", "bid", "offer",
     "play", "strategy", "recommendation", "amount", "allocation", "allocate", "take", "harvest", "catch",
     "demand", "request", "commitment", "commit", "call", "bet", "price", "quantity", "proposal", "submission",
-    "submit", "pledge", "donation", "donate", "investment", "invest", "give", "send", "transfer", "go",
+    "submit", "pledge", "donation", "donate", "investment", "invest", "give", "send", "transfer", "go", "intention",
     "respuesta", "elección", "decisión", "réponse", "choix", "décision", "antwort", "entscheidung", "wahl",
     "risposta", "scelta", "resposta", "escolha", "答案", "回答", "选择", "選択", "決定", "답", "선택",
 })
@@ -104,23 +106,48 @@ CHOICE_VERBS = (
     r"spend", r"pay", r"bid", r"demand", r"request", r"claim", r"ask\s+for", r"catch", r"harvest", r"fish",
     r"extract", r"withdraw", r"vote(?:\s+for)?", r"stick(?:ing)?\s+(?:with|to)", r"stay(?:ing)?\s+with",
     r"settle\s+(?:on|for)", r"commit\s+to", r"submit", r"place", r"use", r"keep\s+(?:playing|choosing)",
-    r"continue\s+(?:with|to\s+play|playing|choosing)", r"make", r"say", r"answer", r"respond\s+with",
+    r"continue\s+(?:with|to\s+play|playing|choosing)", r"make", r"say", r"respond\s+with",
 )
 """Verbs of choosing, giving and taking that a first-person decision puts before its option
 (present tense: ``I contributed 4 last round`` is history, not this round's decision)."""
 
-STANCES = (
-    r"'ll", r"'d", r"'m", r"'ve", r"will", r"would", r"shall", r"must", r"am", r"have", r"do",
-    r"now", r"then", r"therefore", r"thus", r"hence", r"so", r"still", r"also", r"just", r"again", r"simply",
-    r"definitely", r"certainly", r"clearly", r"ultimately", r"finally", r"instead", r"rather", r"always",
-    r"going\s+to", r"gonna", r"be", r"decided?\s+(?:to|on)", r"choose\s+to", r"want\s+to", r"wanna", r"plan\s+to",
-    r"intend\s+to", r"opt\s+to", r"elect\s+to", r"prefer\s+to", r"need\s+to", r"have\s+to", r"inclined\s+to",
-    r"ready\s+to", r"willing\s+to", r"continue\s+to", r"like\s+to", r"leaning\s+(?:towards?|to)",
-    r"lean\s+(?:towards?|to)", r"think\s+i(?:'ll|\s+will)", r"(?:have|'ve)\s+(?:chosen|picked|selected|opted\s+for|gone\s+with|settled\s+on)",
+INTENTIONS = (
+    r"'ll", r"'d", r"will", r"would", r"shall", r"must", r"going\s+to", r"gonna", r"decided?\s+(?:to|on)",
+    r"choose\s+to", r"want\s+to", r"wanna", r"plan\s+to", r"intend\s+to", r"opt\s+to", r"elect\s+to",
+    r"prefer\s+to", r"need\s+to", r"have\s+to", r"inclined\s+to", r"ready\s+to", r"willing\s+to",
+    r"continue\s+to", r"like\s+to", r"leaning\s+(?:towards?|to)", r"lean\s+(?:towards?|to)", r"think\s+i(?:'ll|\s+will)",
+    r"(?:have|'ve)\s+(?:chosen|picked|selected|opted\s+for|gone\s+with|settled\s+on|decided\s+(?:to|on))",
     r"keep", r"stick\s+with", r"stay\s+with",
 )
-"""What may stand between ``I``/``we`` and the choice (``I'm inclined to``, ``I have decided to``,
-``I will still``); hedges (could, might, may) are not among them: ``I could choose R`` decides nothing."""
+"""What makes ``I``/``we`` + an option a decision without a verb of choosing (``I will cooperate``,
+``I'm inclined to betray you``, ``I have decided to defect``). Hedges (could, might, may) are not
+among them: ``I could choose R`` decides nothing."""
+
+FILLERS = (
+    r"now", r"then", r"therefore", r"thus", r"hence", r"so", r"still", r"also", r"just", r"again", r"simply",
+    r"definitely", r"certainly", r"clearly", r"ultimately", r"finally", r"instead", r"rather", r"always",
+    r"probably", r"really", r"'m", r"am", r"'ve", r"have", r"do", r"be", r"are",
+)
+"""Adverbs and auxiliaries that may stand between ``I`` and the verb of a decision (``I will still
+choose``, ``I am going with``); alone before an option they decide nothing (``I am 38``)."""
+
+STANCES = INTENTIONS + FILLERS
+
+FINAL_CUES = (
+    r"finally\b", r"in\s+conclusion\b", r"to\s+conclude\b", r"in\s+summary\b", r"in\s+the\s+end\b", r"ultimately\b",
+    r"all\s+things\s+considered\b", r"after\s+(?:careful\s+|much\s+|some\s+|all\s+)?(?:consideration|deliberation|thought|reflection)\b",
+    r"(?:so|thus|therefore|hence)?[\s,]*(?:my|the)\s+final\s+(?:answer|choice|decision|move|bid)\b",
+    r"final\s+(?:answer|choice|decision|move|bid)\b",
+)
+"""Words that open the answer's final decision: what came before was deliberation, and the reader
+starts over from here (``... I'd trust them ... Finally, I will choose not to trust.``)."""
+
+HEDGE_CUES = (
+    r"\bi(?:'m|\s+am)\s+(?:still\s+)?(?:uncertain|unsure|not\s+sure|undecided|torn|not\s+confident)\b",
+    r"\bon\s+the\s+fence\b", r"\b(?:can't|cannot|can\s+not)\s+decide\b", r"\bhard\s+to\s+(?:say|decide|choose)\b",
+    r"\b(?:more|a\s+more)\s+(?:definitive|informed)\s+decision\b", r"\bneed\s+more\s+information\b",
+)
+"""Words by which an answer says it has not decided: its commitments stand only if a final decision follows."""
 
 CONCLUSION_CUES = (
     r"\bshould\s+(?:also\s+|still\s+|continue\s+to\s+|just\s+)?(?:choose\s+(?:to\s+)?|pick\s+|play\s+|go\s+with\s+)?",
@@ -133,7 +160,7 @@ committed to makes the answer unread (``Cooperate. Therefore Agent B should also
 REFUSAL_PHRASES = (
     r"\bi (?:cannot|can't|can not) (?:help|assist)\b",
     r"\bi (?:won't|will not) (?:help|assist)\b",
-    r"\bi (?:cannot|can't|won't|will not) (?:participate|take part|engage)\b",
+    r"\bi (?:cannot|can't|won't|will not|do not|don't) (?:participate|take part|engage)\b",
     r"\bi (?:cannot|can't|won't|will not) (?:comply|fulfil+)\b",
     r"\bi (?:cannot|can't|won't|will not) (?:play|choose|make (?:a|this|that) (?:choice|decision))\b",
     r"\bi(?:'m| am) (?:unable|not able) to\b",

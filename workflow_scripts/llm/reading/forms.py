@@ -19,36 +19,58 @@ from __future__ import annotations
 
 import re
 
-from workflow_scripts.llm.reading.cues import ANSWER_WORDS, CHOICE_VERBS, FIRST_PERSON_WORDS, NOT_ANSWER_WORDS, STANCES
+from workflow_scripts.llm.reading.cues import (
+    ANSWER_WORDS, CHOICE_VERBS, FILLERS, FIRST_PERSON_WORDS, INTENTIONS, NOT_ANSWER_WORDS, STANCES,
+)
 from workflow_scripts.llm.reading.options import INFLECTED, OPTION, Options
 
 _FLAGS = re.IGNORECASE
 _WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"()[]<>$#") + r"\s"
-_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "€£¥]|[-•+>](?=\\s)|\\d+[.)](?=\\s))+")
+_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "€£¥]|[.,;](?!\\d)|[-•+>](?=\\s)|\\d+[.)](?=\\s))+")
 _TRAILING = re.compile(r"(?:\\[)\]]|[" + _WRAPPER_CHARS + ".!;,。！])+$")
 _ENCLOSURES = tuple(re.compile(p, re.DOTALL) for p in (
     r"^\\(?:boxed|text|textbf|mathrm|mathbf)\{(?P<x>.*)\}$",
     r"^\{(?P<x>.*)\}$",
 ))
-ROUND_PHRASE = r"(?:\s+(?:for|in)\s+(?:this\s+|the\s+next\s+|next\s+|the\s+current\s+)?round(?:\s+\d+)?|\s+this\s+(?:round|turn|time))?"
+ROUND_PHRASE = (
+    r"(?:\s+(?:for|in|during|at)\s+(?:the\s+|this\s+|next\s+|my\s+)?(?:[^\W\d_]+\s+){0,2}?"
+    r"(?:round|turn|game|month|period|stage|time)(?:\s+\d+)?|\s+this\s+(?:round|turn|time|month|period))?"
+)
+"""When the answer applies: ``for this round``, ``in the fifth and final round``, ``this month``."""
 _GLUE = r"[*_`'\"]*"
 _WORD = r"(?:[^\W\d_][\w'-]*|\d+)"
 _LABEL = re.compile(
     r"^(?P<label>" + _WORD + r"(?:\s+" + _WORD + r"){0,5}?)" + _GLUE + r"\s*(?:\([^()\n]{0,30}\)\s*)?" + _GLUE
-    + r"\s*(?::|->|→|=>|⇒|=|—|–|-(?=\s))\s*" + _GLUE + r"\s*",
+    + r"\s*(?::|->|→|=>|⇒|=|>|—|–|-(?=\s))\s*" + _GLUE + r"\s*",
     _FLAGS,
 )
+_ANSWER_NOUN = (
+    r"(?:answer|choice|decision|move|action|option|selection|pick|contribution|vote|bid|offer|output|response|"
+    r"strategy|plan|play|price|ask|amount|harvest|catch|intention|intent)"
+)
+_COPULA = r"(?:is|will(?:\s+(?:still|again|also|then))?\s+be|would(?:\s+(?:still|again|also|then))?\s+be|remains|stays)"
 _IS_LABEL = re.compile(
-    r"^(?:(?:my|our|the)\s+)?(?:final\s+|chosen\s+|selected\s+|definitive\s+)?"
-    r"(?:answer|choice|decision|move|action|option|selection|pick|contribution|vote|bid|offer|output|response)"
-    + ROUND_PHRASE + _GLUE + r"\s+(?:is|will\s+be|would\s+be|remains|stays)\s*(?:[:=—–]|-(?=\s))?\s*" + _GLUE
-    + r"\s*(?:to\s+(?:(?:choose|pick|select|play|go\s+with|contribute|give|take|put\s+in)\s+)?)?",
+    r"^(?P<label>(?:(?:my|our|the)\s+)?(?:(?!" + _COPULA + r"\b)[^\W\d_]+\s+){0,2}?" + _ANSWER_NOUN
+    + r"(?:\s+(?!" + _COPULA + r"\b)[^\s.:;!?]+){0,8}?)" + _GLUE + r"\s+" + _COPULA
+    + r"\s*(?:[:=—–]|-(?=\s))?\s*" + _GLUE
+    + r"\s*(?:to\s+(?:(?:choose|pick|select|play|go\s+with|contribute|give|take|put\s+in|catch|bid|offer)\s+)?)?"
+    r"(?:(?:a|an|the)\s+)?",
     _FLAGS,
 )
-_HEAD_NOUN = re.compile(r"^(?:the\s+)?(?:option|choice|action|answer|strategy)\s+(?=" + OPTION + r")|(?<=\ue001)\s+(?:option|choice|action|strategy)$", _FLAGS)
+"""``My choice is R``, ``the answer is 40``, ``my choice for the first round would be to play [Push]``:
+an answer noun, what it is for, a copula (checked by :func:`is_answer_label`: never another party's)."""
+_HEAD_NOUN = re.compile(
+    r"^(?:the\s+)?(?:option|choice|action|answer|strategy|price|bid|ask|offer|amount|number|value|contribution)\s+(?="
+    + OPTION + r")|(?<=\ue001)[*_`'\"]*\s+(?:option|choice|action|strategy|card)$",
+    _FLAGS,
+)
 _STANCE = r"(?:\s*(?:" + "|".join(STANCES) + r")\b)"
+_FILLER = r"(?:\s*(?:" + "|".join(FILLERS) + r")\b)"
+_INTENTION = r"(?:\s*(?:" + "|".join(INTENTIONS) + r")\b)"
+INTENDS = r"\b" + _FILLER + r"*" + _INTENTION + _STANCE + r"*"
+"""After ``I``/``we``: an intention, with any adverbs and auxiliaries (``'ll still``, ``am inclined to``)."""
 _VERB = r"(?:" + "|".join(CHOICE_VERBS) + r")"
-_PARTICLES = r"(?:\s+(?:to|for|with|on|the|option|number|amount)(?=\W))*"
+_PARTICLES = r"(?:\s+(?:to|for|with|on|the|a|an|option|number|amount)(?=\W))*"
 _GAP = r"[\s:—–\-.…,]*"
 _THIRD_PERSON = (
     r"(?-i:(?:The|the)\s+[a-z]+|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?<!\bother)\s+(?:will\s+|would\s+|shall\s+)?"
@@ -57,9 +79,10 @@ _THIRD_PERSON = (
 )
 """A persona deciding in the third person (``The oracle chooses: Defect``, ``John would catch 15 tons``):
 a name or ``the`` + one word, never another party (``The other agent``, ``Agent B`` do not match)."""
+SUBJECT = r"(?:i|we|let(?:'s|\s+us|\s+me))"
 _CHOOSE = re.compile(
-    r"^(?:" + _THIRD_PERSON + _PARTICLES + r"|(?:(?:i|we|let(?:'s|\s+us|\s+me))\b" + _STANCE + r"*\s*)?" + _VERB + r"\b" + _PARTICLES
-    + r"|(?:i|we|let(?:'s|\s+us|\s+me))\b" + _STANCE + r"*"
+    r"^(?:" + _THIRD_PERSON + _PARTICLES + r"|(?:" + SUBJECT + r"\b" + _STANCE + r"*\s*)?" + _VERB + r"\b" + _PARTICLES
+    + r"|" + SUBJECT + INTENDS + r"|let(?:'s|\s+us)\b" + _FILLER + r"*"
     + r"|(?:going\s+with|choosing|picking|selecting|opting\s+for|sticking\s+with|playing|contributing|giving|taking)\b"
     + _PARTICLES + r")" + _GAP,
     _FLAGS,
@@ -138,7 +161,7 @@ def is_answer_label(label: str) -> bool:
 
 def _strip_label(core: str) -> str:
     found = _IS_LABEL.match(core)
-    if found:
+    if found and is_answer_label(found.group("label")):
         return core[found.end():]
     found = _LABEL.match(core)
     if found and is_answer_label(found.group("label")):

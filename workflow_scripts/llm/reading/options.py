@@ -20,7 +20,8 @@ A word option (letters only, at least four) is also found inflected (``defecting
 ``cooperation``); such a mention is marked :attr:`Mention.inflected` and commits only where nothing
 else competes (:mod:`workflow_scripts.llm.reading.commitments`). An integer option up to 100 is also
 found spelled out (``four``, ``twenty-five``); a whole answer ``nothing`` is ``0``. An option offered
-in brackets or quotes (``[Push]``) is also found without them.
+in brackets or quotes (``[Push]``) is also found without them, and a negated one (``not Trust``) also
+with its infinitive (``not to trust``).
 
 :meth:`Options.mask` replaces every mention by a placeholder (:data:`OPTION`), so the reader's rules
 see ``I will choose ⟨0⟩`` whatever the option's characters are.
@@ -192,6 +193,9 @@ def _surfaces(folded: str) -> list[tuple[str, bool]]:
     inner = _unbracketed(folded)
     if inner:  # an option offered in brackets ("[Push]") is named without them too
         surfaces.append((inner, False))
+    negated = re.fullmatch(r"(not|no)\s+(?!to\b)(\S.*)", folded)
+    if negated:  # "not Trust" is also written "not to trust"
+        surfaces.append((f"{negated.group(1)} to {negated.group(2)}", False))
     if folded.isdigit() and len(folded) <= 3:
         surfaces += [(word, False) for word in number_words(int(folded))]
     return surfaces

@@ -8,6 +8,7 @@ spaces). Nothing here reads an option; :mod:`workflow_scripts.llm.commitments` d
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 
@@ -97,3 +98,13 @@ def plain(text: str) -> str:
     the same way (:mod:`workflow_scripts.llm.reading.options`), so both compare as a reader sees them.
     """
     return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_LOOKALIKES)
+
+
+_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]<>#+\-.!|])")
+_BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
+
+
+def rendered(text: str) -> str:
+    """``text`` as it reads once rendered: HTML entities decoded (``&lt;price&gt;`` is ``<price>``),
+    Markdown's backslash escapes dropped (``\\<price\\>``), and ``\\boxed{x}`` shown as emphasised ``x``."""
+    return _BOXED.sub(r"**\1**", _MARKDOWN_ESCAPE.sub(r"\1", html.unescape(text)))
