@@ -47,7 +47,7 @@ from workflow_scripts.llm.reading.cues import (
     CJK_NEGATION, CONCLUSION_CUES, NEGATION_CUES, OTHER_PARTY, REVISION_CUES, compiled,
 )
 from workflow_scripts.llm.reading.decisions import decisions
-from workflow_scripts.llm.reading.forms import _CHOOSE, form_core, gloss, is_answer_label, read_form
+from workflow_scripts.llm.reading.forms import _CHOOSE, form_core, gloss, is_answer_label, is_bare, read_form
 from workflow_scripts.llm.reading.options import OPTION, Options, inflections
 from workflow_scripts.llm.reading.structured import FENCE, json_object, option_in_json, take_json, take_markup
 from workflow_scripts.llm.reading.text import plain, rendered
@@ -55,6 +55,9 @@ from workflow_scripts.llm.reading.text import plain, rendered
 BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED = "bare", "form", "json", "tagged", "glossed", "explained"
 ANSWER_KINDS = (BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED)
 
+DELIBERATION = 5
+"""Clauses of further text after which an answer given as one form counts as deliberation that a
+final decision may take back (``Answer: 53`` ... five clauses of reasoning ... ``Final answer: 40``)."""
 _FLAGS = re.IGNORECASE
 _NEGATION = compiled(NEGATION_CUES)
 _REVISION = re.compile(r"^\W*(?:" + "|".join(REVISION_CUES) + r")\b", _FLAGS)
@@ -77,7 +80,7 @@ _QUANTITY = re.compile(r"\b(?:of|from|than|between|among|out\s+of|up\s+to)\s+(?:
 _NUMBER_CORE = re.compile(r"[$€£¥]?\d+(?:[.,]\d+)?")
 _HEADING = re.compile(r"^[\s#>*_`]*(?P<label>[^\n]{1,300}?)[\s*_`]*:[\s*_`]*$")
 _SET_ASIDE_HEADINGS = re.compile(
-    r"\b(?:examples?|format|template|options|choices|alternatives|history|previous|rules|instructions?|"
+    r"\b(?:examples?|format|template|options|choices|alternatives|history|previous|rules|instructions?|results?|recap|"
     r"suggestions?|recommendations?|advice|tips?)\b",
     _FLAGS,
 )
@@ -126,18 +129,20 @@ def read_commitment(body: str, options: Options) -> Reading:
 
 
 def _read_sentences(lines: list[str], options: Options) -> _Clauses:
-    """Every sentence read into one :class:`_Clauses`; a final decision that commits starts it over:
-    a sentence opening with a final cue, or an answer label on the answer's last line where no clause
-    before it was a form naming another option (``L`` / ``Answer: R`` stays two answers)."""
+    """Every sentence read into one :class:`_Clauses`; a final decision that commits starts it over
+    (a sentence opening with a final cue, or an answer label on the answer's last line), unless a
+    clause shortly before it (:data:`DELIBERATION`) is one form naming another option: only
+    deliberation is taken back (``L`` / ``Final answer: R`` stays two answers; ``I would trust them
+    because ... Finally, I will choose not to trust`` is one)."""
     found = _Clauses(options)
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     for number, line in enumerate(lines):
         for sentence in roles.SENTENCE_BREAK.split(line):
-            labelled_last = number == last and _labelled(sentence)
-            if roles.is_final(sentence) or labelled_last:
+            final_cue = roles.is_final(sentence)
+            if final_cue or (number == last and _labelled(sentence)):
                 final = _Clauses(options)
                 final.read_sentence(sentence)
-                if final.committed and not (labelled_last and found.forms - set(final.committed)):
+                if final.committed and found.settled(set(final.committed)):
                     found = final
                     continue
             found.read_sentence(sentence)
@@ -158,7 +163,7 @@ class _Clauses:
     formed: bool = False
     glossed: bool = False
     foreign: bool = False  # an option recorded under another party's name ("Agent B: Cooperate")
-    forms: set = field(default_factory=set)  # options committed by a clause that is one form ("Choice: X", "L")
+    forms: dict = field(default_factory=dict)  # option -> the last clause giving it as one form (inf: labelled)
     revisions: list = field(default_factory=list)
     clauses: int = 0
     last_commitment: int = -1
@@ -178,6 +183,8 @@ class _Clauses:
                 self.revisions.append(" ".join(clauses[index:]))
             if index in conditional:
                 self.competing |= self.options.named(roles.without_co_players(clause), inflected=True)
+            elif _apposition(clauses, index, self.options):
+                self.competing |= self.options.named(clause, inflected=True)
             else:
                 self._read_clause(clause, index)
 
@@ -197,7 +204,7 @@ class _Clauses:
             return
         if value is not None:
             self.commit(value)
-            self.forms.add(value)
+            self.forms[value] = float("inf") if _labelled(clause) else self.clauses
             self.formed = True
             self.glossed |= gloss(form_core(clause, self.options), self.options) is not None
         elif not cue and _NUMBER_CORE.fullmatch(form_core(clause, self.options)) and _decided(clause):
@@ -208,6 +215,12 @@ class _Clauses:
         self.conclusions |= {self.options.option_at(m.group("x"))
                              for m in _CONCLUSIONS.finditer(clause[:negated.start()] if negated else clause)}
 
+    def settled(self, final: set) -> bool:
+        """Whether a final decision for ``final`` may take back what came before: no labelled answer
+        (``Choice: X``) names another option, nor does a clause that is one form within the last
+        :data:`DELIBERATION` clauses."""
+        return all(at <= self.clauses - DELIBERATION for value, at in self.forms.items() if value not in final)
+
     def commit(self, value: str | None) -> None:
         self.committed.append(value)
         self.last_commitment = self.clauses
@@ -215,7 +228,8 @@ class _Clauses:
     def _read_inner(self, before: str) -> None:
         if roles.about_the_past(before):
             return
-        found = decisions(roles.without_quotes(before))
+        found = [d for d in decisions(roles.without_quotes(before))
+                 if not (d.word_only and d.placeholder and self.options.option_at(d.placeholder).isdigit())]
         exact = [d.placeholder for d in found if not d.inflected]
         self.inflected += [self.options.option_at(d.placeholder) for d in found if d.inflected]
         for placeholder in exact:
@@ -274,6 +288,30 @@ def _unset_apart(before: str, chosen: set[str], options: Options) -> set[str]:
         if not (after_choice and _QUANTITY.search(before[:mention.start()])):
             loose.add(option)
     return loose
+
+
+_EXPLAINS = re.compile(
+    r"^[\s*_`'\"]*(?:because|since|as|given|so|thus|therefore|hence|to|which|instead|rather|not|actually|but|though|"
+    r"although|for|due|considering|hoping|then|wait|hmm|no|yes|definitely|obviously|of\s+course|final|i|we|my|it|this|"
+    r"that|or|and|nor|even|just|please|based|after|in)\b",
+    _FLAGS,
+)
+
+
+def _apposition(clauses: list[str], index: int, options: Options) -> bool:
+    """A clause that is only an option inside a longer sentence, in a place where it names someone or
+    something rather than answering: after other words (``protect my partner, Alice.``), or before a
+    clause that goes on about it (``Mona, claiming to be the Witch, stated ...``; ``4, the pool has 20``).
+    A sentence that opens with the option and explains it (``R, because ...``, ``L, instead of R``) answers."""
+    if len(clauses) < 2 or not is_bare(clauses[index], options):
+        return False
+    others = clauses[:index] + clauses[index + 1:]
+    if any(read_form(clause, options) for clause in others):
+        return False  # another clause answers too: two answers, not a name
+    if index == 0:
+        return clauses[0].rstrip().endswith(",") and not _EXPLAINS.match(clauses[1])
+    return clauses[index - 1].rstrip().endswith(",") and not all(
+        is_bare(clause, options, marker_only=True) for clause in clauses[:index])
 
 
 def _leading(clause: str, options: Options) -> str | None:

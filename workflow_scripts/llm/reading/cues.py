@@ -36,12 +36,12 @@ REVISION_CUES = (
 
 CONDITIONAL_CUES = (
     r"\bif\b", r"\bunless\b", r"\botherwise\b", r"\bin case\b", r"\bprovided that\b", r"\bsuppose\b",
-    r"\bwhenever\b", r"\bwere i to\b", r"\bin the event\b", r"\bwhether\b",
+    r"\bwhenever\b", r"\bwere i to\b", r"\bin the event\b",
 )
 """Words that make a sentence conditional or hypothetical: its commitments are not the answer."""
 
 EXAMPLE_CUES = (
-    r"\bfor example\b", r"\bfor instance\b", r"\be\.g\.", r"\bi\.e\.", r"\bexample\b", r"\bsuch as\b",
+    r"\bfor instance\b", r"\be\.g\.", r"\bexamples?\b", r"\bsuch as\b",
     r"\bformat\b", r"\btemplate\b", r"\bplaceholder\b", r"\blike this\b", r"\bin the form\b",
     r"\b(?:respond|reply|answer)\s+(?:only\s+|just\s+)?(?:with|in|using|by)\b",
     r"\b(?:give|output|write|type|enter|return|print|state|provide)\s+(?:only|just|exactly)\b",
@@ -56,8 +56,7 @@ echoes ``You should respond with an action. For example: {"action": "L"}`` has m
 
 OTHER_PARTY = (
     r"\b(?:the\s+)?other\s+(?:agent|player|participant|party|side|person|prisoner|group|members?|players|agents)\b",
-    r"\b(?:my|the|our|your)\s+(?:opponent|partner|co-?player|counterpart|rival|adversary)s?\b",
-    r"\b(?:opponent|partner|co-?player|counterpart)s?\b",
+    r"\b(?:opponent|partner|co-?player|counterpart|rival|adversary)s?\b",
     r"\b(?:agent|player|participant|prisoner|seat)\s+(?:[a-z]|\d+)\b(?!\s*\((?:me|myself|you)\))",
     r"\b(?:they|he|she|others|everyone\s+else|the\s+others)\b",
 )
@@ -95,7 +94,7 @@ NOT_ANSWER_WORDS = frozenset({
     "case", "scenario", "outcome", "outcomes", "options", "choices", "alternatives", "alternative", "prediction",
     "predicted", "guess", "expect", "expectation", "belief", "estimate", "other", "opponent", "opponents",
     "partner", "they", "their", "them", "his", "her", "he", "she", "agent", "player", "players", "others",
-    "everyone", "format", "template", "your", "you", "not", "should", "would", "could", "might",
+    "everyone", "format", "template", "your", "you", "not", "should", "would", "could", "might", "will",
 })
 """Words that make a line's label something other than the answer (a reason, a record of history,
 another party's move, the options, an instruction)."""
@@ -106,7 +105,7 @@ CHOICE_VERBS = (
     r"spend", r"pay", r"bid", r"demand", r"request", r"claim", r"ask\s+for", r"catch", r"harvest", r"fish",
     r"extract", r"withdraw", r"vote(?:\s+for)?", r"stick(?:ing)?\s+(?:with|to)", r"stay(?:ing)?\s+with",
     r"settle\s+(?:on|for)", r"commit\s+to", r"submit", r"place", r"use", r"keep\s+(?:playing|choosing)",
-    r"continue\s+(?:with|to\s+play|playing|choosing)", r"make", r"say", r"respond\s+with",
+    r"continue\s+(?:with|to\s+play|playing|choosing)", r"make", r"say",
 )
 """Verbs of choosing, giving and taking that a first-person decision puts before its option
 (present tense: ``I contributed 4 last round`` is history, not this round's decision)."""
@@ -136,8 +135,7 @@ STANCES = INTENTIONS + FILLERS
 FINAL_CUES = (
     r"finally\b", r"in\s+conclusion\b", r"to\s+conclude\b", r"in\s+summary\b", r"in\s+the\s+end\b", r"ultimately\b",
     r"all\s+things\s+considered\b", r"after\s+(?:careful\s+|much\s+|some\s+|all\s+)?(?:consideration|deliberation|thought|reflection)\b",
-    r"(?:so|thus|therefore|hence)?[\s,]*(?:my|the)\s+final\s+(?:answer|choice|decision|move|bid)\b",
-    r"final\s+(?:answer|choice|decision|move|bid)\b",
+    r"(?:(?:so|thus|therefore|hence)[\s,]*)?(?:(?:my|the)\s+)?final\s+(?:answer|choice|decision|move|bid)\b",
 )
 """Words that open the answer's final decision: what came before was deliberation, and the reader
 starts over from here (``... I'd trust them ... Finally, I will choose not to trust.``)."""

@@ -26,7 +26,9 @@ from workflow_scripts.llm.reading.options import INFLECTED, OPTION, Options
 
 _FLAGS = re.IGNORECASE
 _WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"()[]<>$#") + r"\s"
-_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "€£¥]|[.,;](?!\\d)|[-•+>](?=\\s)|\\d+[.)](?=\\s))+")
+_POINTERS = "\u2190-\u21ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff"
+"""Arrows, dingbats and emoji a line may open with (``👉 My choice:``); an option that is one is masked."""
+_LEADING = re.compile(r"^(?:\\[(\[]|[" + _WRAPPER_CHARS + "€£¥" + _POINTERS + "]|[.,;](?!\\d)|[-•+>](?=\\s)|\\d+[.)](?=\\s))+")
 _TRAILING = re.compile(r"(?:\\[)\]]|[" + _WRAPPER_CHARS + ".!;,。！])+$")
 _ENCLOSURES = tuple(re.compile(p, re.DOTALL) for p in (
     r"^\\(?:boxed|text|textbf|mathrm|mathbf)\{(?P<x>.*)\}$",
@@ -40,7 +42,7 @@ ROUND_PHRASE = (
 _GLUE = r"[*_`'\"]*"
 _WORD = r"(?:[^\W\d_][\w'-]*|\d+)"
 _LABEL = re.compile(
-    r"^(?P<label>" + _WORD + r"(?:\s+" + _WORD + r"){0,5}?)" + _GLUE + r"\s*(?:\([^()\n]{0,30}\)\s*)?" + _GLUE
+    r"^(?P<label>" + _WORD + r"(?:[ \t]+" + _WORD + r"){0,5}?)" + _GLUE + r"\s*(?:\([^()\n]{0,30}\)\s*)?" + _GLUE
     + r"\s*(?::|->|→|=>|⇒|=|>|—|–|-(?=\s))\s*" + _GLUE + r"\s*",
     _FLAGS,
 )
@@ -50,8 +52,8 @@ _ANSWER_NOUN = (
 )
 _COPULA = r"(?:is|will(?:\s+(?:still|again|also|then))?\s+be|would(?:\s+(?:still|again|also|then))?\s+be|remains|stays)"
 _IS_LABEL = re.compile(
-    r"^(?P<label>(?:(?:my|our|the)\s+)?(?:(?!" + _COPULA + r"\b)[^\W\d_]+\s+){0,2}?" + _ANSWER_NOUN
-    + r"(?:\s+(?!" + _COPULA + r"\b)[^\s.:;!?]+){0,8}?)" + _GLUE + r"\s+" + _COPULA
+    r"^(?P<label>(?:(?:my|our|the)[ \t]+)?(?:(?!" + _COPULA + r"\b)[^\W\d_]+[ \t]+){0,2}?" + _ANSWER_NOUN
+    + r"(?:[ \t]+(?!" + _COPULA + r"\b)" + _WORD + r"){0,8}?)" + _GLUE + r"[ \t]+" + _COPULA
     + r"\s*(?:[:=—–]|-(?=\s))?\s*" + _GLUE
     + r"\s*(?:to\s+(?:(?:choose|pick|select|play|go\s+with|contribute|give|take|put\s+in|catch|bid|offer)\s+)?)?"
     r"(?:(?:a|an|the)\s+)?",
@@ -146,6 +148,17 @@ def form_core(masked: str, options: Options) -> str:
         amount = _AMOUNT.match(core)
         core = amount.group("x") if amount and options.option_at(amount.group("x")).isdigit() else core
     return core
+
+
+def is_bare(masked: str, options: Options, marker_only: bool = False) -> bool:
+    """Whether ``masked`` is only an option in wrappers, after discourse markers (``**R**.``, ``So R``);
+    with ``marker_only``, whether it is only discourse markers (``Well,``)."""
+    core = _MARKER.sub("", _unwrap(masked.strip()))
+    core = _unwrap(core)
+    if marker_only:
+        return not core
+    return bool(re.fullmatch(OPTION, core)) or (core != "" and "\ue000" not in core and options.match(core) is not None
+                                                and len(core) <= 2)
 
 
 def is_answer_label(label: str) -> bool:

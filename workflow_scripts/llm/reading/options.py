@@ -145,7 +145,7 @@ class Options:
         found = []
         for index, folded in enumerate(self.folded):
             letter = _single_letter(self.spellings[index])
-            for surface, inflected in _surfaces(plain(self.spellings[index]) if letter else folded):
+            for surface, inflected in _surfaces(" ".join(plain(self.spellings[index]).split())):
                 for hit in _pattern(surface, letter).finditer(text):
                     if _stands_alone(text, hit.start(), hit.end(), folded):
                         found.append(Mention(index, hit.start(), hit.end(), inflected))
@@ -188,8 +188,10 @@ def check_options(options: Sequence[str]) -> None:
                          f"got {list(options)!r}")
 
 
-def _surfaces(folded: str) -> list[tuple[str, bool]]:
-    surfaces = [(folded, False)] + [(form, True) for form in inflections(folded)]
+def _surfaces(spelled: str) -> list[tuple[str, bool]]:
+    """What a mention of an option may look like (its spelling as offered, case kept for the joints)."""
+    folded = spelled.casefold()
+    surfaces = [(spelled, False)] + [(form, True) for form in inflections(folded)]
     inner = _unbracketed(folded)
     if inner:  # an option offered in brackets ("[Push]") is named without them too
         surfaces.append((inner, False))
@@ -201,13 +203,19 @@ def _surfaces(folded: str) -> list[tuple[str, bool]]:
     return surfaces
 
 
+_JOINTS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])|(?<=[a-z])(?=[A-Z])")
+"""Where an option's words may be joined or split: ``PersonA`` is also ``Person A``, ``Option 1`` also
+``Option1`` and ``option_1`` (case-changes and letter-digit boundaries, spaces, ``_`` and ``-``)."""
+
+
 def _single_letter(option: str) -> bool:
     return len(option) == 1 and option.isalpha()
 
 
 @functools.lru_cache(maxsize=1024)
 def _pattern(surface: str, case_sensitive: bool) -> re.Pattern:
-    spaced = r"\s+".join(re.escape(part) for part in surface.split(" "))
+    parts = [piece for part in surface.split(" ") for piece in _JOINTS.split(part) if piece]
+    spaced = r"[\s_-]*".join(re.escape(piece) for piece in parts)
     if case_sensitive:
         return re.compile(spaced)
     return re.compile(spaced, re.IGNORECASE)

@@ -104,9 +104,33 @@ def option_in_json(obj: dict, options: Options) -> str | None:
     return value
 
 
+_PAIRED = re.compile(r"<(?P<name>[A-Za-z][\w \-]{0,40}?)>(?P<body>.*?)</(?P=name)\s*>", re.DOTALL | _FLAGS)
+
+
+def _answer_tag(name: str) -> bool:
+    words = set(name.casefold().replace("-", " ").replace("_", " ").split())
+    return bool(words & _ANSWER_TAGS)
+
+
+def answer_fields(text: str) -> str:
+    """A text of tagged fields (``<reason>...</reason><player answer> REJECT </player answer>
+    <message>...</message>``) as its answer fields alone: where some paired tag is an answer tag, the
+    other fields are what the answer says about it, not the answer; else ``text`` unchanged."""
+    fields = list(_PAIRED.finditer(text))
+    if not any(_answer_tag(f.group("name")) for f in fields):
+        return text
+    kept, index = [], 0
+    for found in fields:
+        kept.append(text[index:found.start()])
+        kept.append(found.group(0) if _answer_tag(found.group("name")) else "\n")
+        index = found.end()
+    return "".join(kept + [text[index:]])
+
+
 def take_markup(text: str, options: Options) -> tuple[str, bool]:
     """``text`` with tags and template tokens replaced by line breaks; whether an answer tag was among them."""
     tagged = False
+    text = answer_fields(text)
 
     def cut(found: re.Match) -> str:
         nonlocal tagged

@@ -104,7 +104,12 @@ _MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]<>#+\-.!|])")
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
 
 
+_HARD_BREAK = re.compile(r"\\$", re.MULTILINE)
+
+
 def rendered(text: str) -> str:
     """``text`` as it reads once rendered: HTML entities decoded (``&lt;price&gt;`` is ``<price>``),
-    Markdown's backslash escapes dropped (``\\<price\\>``), and ``\\boxed{x}`` shown as emphasised ``x``."""
-    return _BOXED.sub(r"**\1**", _MARKDOWN_ESCAPE.sub(r"\1", html.unescape(text)))
+    Markdown's backslash escapes and hard line breaks dropped (``\\<price\\>``, a ``\\`` ending a
+    line), and ``\\boxed{x}`` shown as emphasised ``x``."""
+    text = _MARKDOWN_ESCAPE.sub(r"\1", _HARD_BREAK.sub("", html.unescape(text)))
+    return _BOXED.sub(r"**\1**", text)
