@@ -80,6 +80,8 @@ EXAMPLES = {
         ("The user asked, and I choose R.", LR, None, "R"),
         ("As a suggestion, I choose R.", LR, None, "R"),
         ("I suggest R.", LR, None, "R"),
+        ("Let's say I choose R.", LR, None, "R"),
+        ("Always choose R.", LR, None, "R"),
     ],
     "OTHER_PARTY": [
         ("I play L because the other agent plays R.", LR, "L", None),

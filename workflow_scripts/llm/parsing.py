@@ -59,7 +59,7 @@ import jsonschema
 
 from workflow_scripts.llm.reading.commitments import ANSWER_KINDS, BARE, read_commitment  # noqa: F401
 from workflow_scripts.llm.reading.cues import NEGATION_CUES, REFUSAL_PHRASES, compiled  # noqa: F401
-from workflow_scripts.llm.reading.options import Options
+from workflow_scripts.llm.reading.options import Options, amount_nouns
 from workflow_scripts.llm.reading.options import check_options as _check
 from workflow_scripts.llm.reading.structured import JSON_KEYS  # noqa: F401
 from workflow_scripts.llm.reading.text import END_OF_TURN_MARKERS, REASONING_TAGS, answer_part, plain  # noqa: F401
@@ -119,15 +119,19 @@ class ParsedAnswer:
             raise ValueError(f"inconsistent parsed answer {self!r}")
 
 
-def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[str]) -> ParsedAnswer:
+def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[str],
+                 prompt: str | None = None) -> ParsedAnswer:
     """Read one raw answer against the allowed options (rules 1-7 of the module docstring).
 
     Args:
         text: the model's raw message content, unchanged (None counts as empty).
         finish_reason: the provider's finish reason (``stop``, ``length``, ``content_filter``,
             ...), or None if unknown.
-        options: the allowed answers, e.g. ``("L", "R")`` (seed 001, SI §4.1) or
-            ``("0", "2", "4")`` (collective-risk dilemma).
+        options: the allowed answers, e.g. ``("L", "R")`` (the prisoner's-dilemma prompts, SI §4.1)
+            or ``("0", "2", "4")`` (collective-risk dilemma).
+        prompt: the question's text, if known: an amount is then read only with a noun the prompt
+            counts in (``4 units`` where the prompt speaks of units; not ``(4 points)``); without it
+            any noun may follow an amount.
 
     Returns:
         ParsedAnswer with the option, or the label of the non-answer.
@@ -136,7 +140,7 @@ def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[
         ValueError: if ``options`` is empty, has an empty or padded entry, or has duplicates
             compared case-insensitively.
     """
-    choices = _options(tuple(options))
+    choices = _options(tuple(options), None if prompt is None else amount_nouns(prompt))
     cut = finish_reason == "length"
     if finish_reason == "content_filter":
         return ParsedAnswer(None, REFUSED)
@@ -156,6 +160,11 @@ def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[
     return ParsedAnswer(None, TRUNCATED if cut else INVALID)
 
 
+def question_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The text of a question's messages (system and user turns), which the reader takes its nouns from."""
+    return "\n".join(str(m.get("content") or "") for m in messages if m.get("role") in ("system", "user"))
+
+
 def check_options(options: Sequence[str]) -> None:
     """Refuse option lists the reader cannot tell apart.
 
@@ -167,8 +176,8 @@ def check_options(options: Sequence[str]) -> None:
 
 
 @functools.lru_cache(maxsize=256)
-def _options(options: tuple[str, ...]) -> Options:
-    return Options(options)
+def _options(options: tuple[str, ...], nouns: frozenset[str] | None) -> Options:
+    return Options(options, nouns)
 
 
 def conforms(text: str | None, request: Mapping[str, Any]) -> bool | None:

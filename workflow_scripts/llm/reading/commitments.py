@@ -47,7 +47,9 @@ from workflow_scripts.llm.reading.cues import (
     CJK_NEGATION, CONCLUSION_CUES, NEGATION_CUES, OTHER_PARTY, REVISION_CUES, compiled,
 )
 from workflow_scripts.llm.reading.decisions import decisions
-from workflow_scripts.llm.reading.forms import _CHOOSE, form_core, gloss, is_answer_label, is_bare, read_form
+from workflow_scripts.llm.reading.forms import (
+    _CHOOSE, _IS_LABEL, _MARKER, IMPERATIVE, form_core, gloss, is_answer_label, is_bare, read_form,
+)
 from workflow_scripts.llm.reading.options import OPTION, Options, inflections
 from workflow_scripts.llm.reading.structured import FENCE, json_object, option_in_json, take_json, take_markup
 from workflow_scripts.llm.reading.text import plain, rendered
@@ -55,6 +57,8 @@ from workflow_scripts.llm.reading.text import plain, rendered
 BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED = "bare", "form", "json", "tagged", "glossed", "explained"
 ANSWER_KINDS = (BARE, FORM, JSON, TAGGED, GLOSSED, EXPLAINED)
 
+WHOLE_FORM_CHARS = 400
+"""The longest text read as one form as a whole (``**Final Answer:** ...``); longer answers are read clause by clause."""
 DELIBERATION = 5
 """Clauses of further text after which an answer given as one form counts as deliberation that a
 final decision may take back (``Answer: 53`` ... five clauses of reasoning ... ``Final answer: 40``)."""
@@ -77,6 +81,7 @@ _LEADING_OPTION = re.compile(
 )
 _ALTERNATIVE_BREAK = re.compile(r"\s+(?:or|and/or)\s+|\s*/\s*", _FLAGS)
 _QUANTITY = re.compile(r"\b(?:of|from|than|between|among|out\s+of|up\s+to)\s+(?:[^\W\d_]+\s+){0,2}[$€£¥]?$", _FLAGS)
+_ADDRESS = re.compile(r"\byou(?:r|rs|rself)?\b", _FLAGS)
 _NUMBER_CORE = re.compile(r"[$€£¥]?\d+(?:[.,]\d+)?")
 _HEADING = re.compile(r"^[\s#>*_`]*(?P<label>[^\n]{1,300}?)[\s*_`]*:[\s*_`]*$")
 _SET_ASIDE_HEADINGS = re.compile(
@@ -111,14 +116,15 @@ def read_commitment(body: str, options: Options) -> Reading:
     if whole_json is not None:
         value = option_in_json(whole_json, options)
         return Reading(value, JSON, True) if value is not None else Reading(None, None)
-    masked = options.mask(text)
-    if not roles.decides_nothing(masked):
+    masked = options.mask(text) if len(text) <= WHOLE_FORM_CHARS else ""
+    if masked and not roles.decides_nothing(masked):
         value = read_form(masked, options, inflected=True)
         if value is not None:
             return Reading(value, _form_kind(masked, options), True)
     text, json_answers = take_json(text, options)
     text, tagged = take_markup(text, options)
-    found = _read_sentences(_committing_lines(_without_enumerations(options.mask(text))), options)
+    addressed = bool(_ADDRESS.search(text))
+    found = _read_sentences(_committing_lines(_without_enumerations(options.mask(text))), options, addressed)
     for answer in json_answers:
         found.commit(answer.value)
     value = found.verdict()
@@ -128,19 +134,19 @@ def read_commitment(body: str, options: Options) -> Reading:
     return Reading(value, kind)
 
 
-def _read_sentences(lines: list[str], options: Options) -> _Clauses:
+def _read_sentences(lines: list[str], options: Options, addressed: bool = False) -> _Clauses:
     """Every sentence read into one :class:`_Clauses`; a final decision that commits starts it over
     (a sentence opening with a final cue, or an answer label on the answer's last line), unless a
     clause shortly before it (:data:`DELIBERATION`) is one form naming another option: only
     deliberation is taken back (``L`` / ``Final answer: R`` stays two answers; ``I would trust them
     because ... Finally, I will choose not to trust`` is one)."""
-    found = _Clauses(options)
+    found = _Clauses(options, addressed)
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     for number, line in enumerate(lines):
         for sentence in roles.SENTENCE_BREAK.split(line):
             final_cue = roles.is_final(sentence)
             if final_cue or (number == last and _labelled(sentence)):
-                final = _Clauses(options)
+                final = _Clauses(options, addressed)
                 final.read_sentence(sentence)
                 if final.committed and found.settled(set(final.committed)):
                     found = final
@@ -154,6 +160,7 @@ class _Clauses:
     """Commitments and the other roles of mentions, gathered clause by clause."""
 
     options: Options
+    addressed: bool = False  # the answer speaks to "you": its imperatives are said to the reader
     committed: list = field(default_factory=list)
     inflected: list = field(default_factory=list)  # first-person decisions naming an inflected option word
     conclusions: set = field(default_factory=set)
@@ -186,9 +193,9 @@ class _Clauses:
             elif _apposition(clauses, index, self.options):
                 self.competing |= self.options.named(clause, inflected=True)
             else:
-                self._read_clause(clause, index)
+                self._read_clause(clause, index, sentence)
 
-    def _read_clause(self, clause: str, index: int) -> None:
+    def _read_clause(self, clause: str, index: int, sentence: str = "") -> None:
         theirs = roles.without_co_players(clause)
         cue = _NEGATION.search(theirs)
         before, after = (theirs[:cue.start()], theirs[cue.end():]) if cue else (theirs, "")
@@ -199,6 +206,8 @@ class _Clauses:
             self.last_doubt = self.clauses
             return
         value = None if cue else read_form(clause, self.options) or _leading(clause, self.options)
+        if value is not None and self.addressed and IMPERATIVE.match(clause):
+            value = None  # "What will be your answer? Choose R": said to the reader
         if value is None and _record_of_another(clause):
             self.foreign = True
             return
@@ -210,7 +219,7 @@ class _Clauses:
         elif not cue and _NUMBER_CORE.fullmatch(form_core(clause, self.options)) and _decided(clause):
             self.commit(None)  # "Answer: 3" with no option 3
         else:
-            self._read_inner(before)
+            self._read_inner(before, roles.tells_an_earlier_round(sentence))
         negated = _NEGATION.search(clause)
         self.conclusions |= {self.options.option_at(m.group("x"))
                              for m in _CONCLUSIONS.finditer(clause[:negated.start()] if negated else clause)}
@@ -225,11 +234,12 @@ class _Clauses:
         self.committed.append(value)
         self.last_commitment = self.clauses
 
-    def _read_inner(self, before: str) -> None:
+    def _read_inner(self, before: str, earlier: bool = False) -> None:
         if roles.about_the_past(before):
             return
         found = [d for d in decisions(roles.without_quotes(before))
-                 if not (d.word_only and d.placeholder and self.options.option_at(d.placeholder).isdigit())]
+                 if not (d.word_only and d.placeholder and self.options.option_at(d.placeholder).isdigit())
+                 and not (d.past and earlier)]
         exact = [d.placeholder for d in found if not d.inflected]
         self.inflected += [self.options.option_at(d.placeholder) for d in found if d.inflected]
         for placeholder in exact:
@@ -270,9 +280,12 @@ def _labelled(clause: str) -> bool:
 
 
 def _decided(clause: str) -> bool:
-    """Whether a clause opens with an answer label or a first-person choice (``I contribute``)."""
-    stripped = re.sub(r"^[\s#>*_`]+", "", clause)
-    return _labelled(clause) or bool(_CHOOSE.match(stripped) and _CHOOSE.match(stripped).end())
+    """Whether a clause opens with an answer label, a first-person choice (``I contribute``) or names
+    the answer (``The answer is``)."""
+    stripped = _MARKER.sub("", re.sub(r"^[\s#>*_`]+", "", clause))
+    named = _IS_LABEL.match(stripped)
+    return (_labelled(clause) or bool(_CHOOSE.match(stripped) and _CHOOSE.match(stripped).end())
+            or bool(named and is_answer_label(named.group("label"))))
 
 
 def _unset_apart(before: str, chosen: set[str], options: Options) -> set[str]:

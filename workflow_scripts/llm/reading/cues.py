@@ -50,6 +50,7 @@ EXAMPLE_CUES = (
     r"\bplease\b", r"\bthe\s+(?:user|prompt|instructions?)\b",
     r"\b(?:a|my|this\s+is\s+(?:just|only)\s+a)\s+(?:suggestion|recommendation)\b",
     r"\bi\s+(?:would\s+|'d\s+)?(?:suggest|recommend|advise)\b",
+    r"\blet'?s\s+say\b", r"\b(?:always|never)\s+(?:choose|pick|select|play|go\s+with|give|contribute)\b",
 )
 """Words of an instruction or an example: a sentence holding one commits to nothing (an answer that
 echoes ``You should respond with an action. For example: {"action": "L"}`` has made no move)."""
@@ -58,7 +59,7 @@ OTHER_PARTY = (
     r"\b(?:the\s+)?other\s+(?:agent|player|participant|party|side|person|prisoner|group|members?|players|agents)\b",
     r"\b(?:opponent|partner|co-?player|counterpart|rival|adversary)s?\b",
     r"\b(?:agent|player|participant|prisoner|seat)\s+(?:[a-z]|\d+)\b(?!\s*\((?:me|myself|you)\))",
-    r"\b(?:they|he|she|others|everyone\s+else|the\s+others)\b",
+    r"\b(?:they|he|she|you|others|everyone\s+else|the\s+others)\b",
 )
 """Names of another party: an option named as their move is theirs, not the answer."""
 
@@ -95,6 +96,7 @@ NOT_ANSWER_WORDS = frozenset({
     "predicted", "guess", "expect", "expectation", "belief", "estimate", "other", "opponent", "opponents",
     "partner", "they", "their", "them", "his", "her", "he", "she", "agent", "player", "players", "others",
     "everyone", "format", "template", "your", "you", "not", "should", "would", "could", "might", "will",
+    "according",
 })
 """Words that make a line's label something other than the answer (a reason, a record of history,
 another party's move, the options, an instruction)."""

@@ -14,7 +14,7 @@ named elsewhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from workflow_scripts.llm.reading.forms import _FILLER, _IS_LABEL, _STANCE, _VERB, INTENDS, SUBJECT, is_answer_label
 from workflow_scripts.llm.reading.options import INFLECTED, OPTION
@@ -38,6 +38,14 @@ _OPTION_AS_VERB = (
     re.compile(r"\b(?:i|we|let's|let\s+us)\b" + _FILLER + r"*\s+" + _WRAP + _WORD_TARGET, _FLAGS),
 )
 """An option word used as the verb (``I will cooperate``, ``I'm defecting``, ``let's trust``): never an amount."""
+_PAST_VERB = r"(?:chose|picked|selected|played|went\s+with|opted\s+for|decided\s+on|contributed|gave|took|bid)"
+_PAST = re.compile(r"\b(?:i|we)\b(?:\s+(?:just|already|also|again|then|finally|ultimately|consistently))*\s+" + _PAST_VERB
+                   + r"\b" + _PARTICLES + _GAP + _TARGET, _FLAGS)
+"""``I chose R.``: the speaker's own choice told in the past tense, in a main clause (this round's, unless the
+clause is about an earlier one); in a clause giving a reason (``Since I chose Heads and it matched, ...``) it is history."""
+_SUBORDINATE = re.compile(
+    r"^\W*(?:since|given(?:\s+that)?|as|because|after|when|while|once|though|although|considering|now\s+that|"
+    r"seeing\s+(?:that|as)|if|but|and|then|so)\b", _FLAGS)
 _PATTERNS = (
     re.compile(r"\b" + SUBJECT + r"\b" + _STANCE + r"*\s*" + _VERB + r"\b" + _PARTICLES + _GAP + _TARGET, _FLAGS),
     re.compile(r"\b" + SUBJECT + r"\b" + _STANCE + r"*\s*" + _VERB + r"\b[^.:;!?\n]{1,60}?:\s*" + _WRAP + _TARGET, _FLAGS),
@@ -59,6 +67,7 @@ class Decision:
     start: int
     inflected: bool = False
     word_only: bool = False  # the option itself is the verb: an amount cannot be
+    past: bool = False  # told in the past tense (``I chose R``)
 
 
 def decisions(masked: str) -> list[Decision]:
@@ -67,6 +76,9 @@ def decisions(masked: str) -> list[Decision]:
     for pattern in _PATTERNS + _OPTION_AS_VERB:
         for match in pattern.finditer(masked):
             found.setdefault(match.start("x"), _decision(match.group("x"), match.start("x"), pattern in _OPTION_AS_VERB))
+    for match in _PAST.finditer(masked):
+        if not _SUBORDINATE.match(masked):
+            found.setdefault(match.start("x"), replace(_decision(match.group("x"), match.start("x")), past=True))
     for match in re.finditer(r"\bmy\s+", masked, _FLAGS):
         label = _IS_LABEL.match(masked[match.start():])
         if label and is_answer_label(label.group("label")):

@@ -22,7 +22,7 @@ import re
 from workflow_scripts.llm.reading.cues import (
     ANSWER_WORDS, CHOICE_VERBS, FILLERS, FIRST_PERSON_WORDS, INTENTIONS, NOT_ANSWER_WORDS, STANCES,
 )
-from workflow_scripts.llm.reading.options import INFLECTED, OPTION, Options
+from workflow_scripts.llm.reading.options import INFLECTED, OPTION, Options, admits
 
 _FLAGS = re.IGNORECASE
 _WRAPPER_CHARS = "".join(re.escape(c) for c in "*_`'\"()[]<>$#") + r"\s"
@@ -50,7 +50,10 @@ _ANSWER_NOUN = (
     r"(?:answer|choice|decision|move|action|option|selection|pick|contribution|vote|bid|offer|output|response|"
     r"strategy|plan|play|price|ask|amount|harvest|catch|intention|intent)"
 )
-_COPULA = r"(?:is|will(?:\s+(?:still|again|also|then))?\s+be|would(?:\s+(?:still|again|also|then))?\s+be|remains|stays)"
+_COPULA = (
+    r"(?:is|will(?:\s+(?:still|again|also|then))?\s+be|would(?:\s+(?:still|again|also|then))?\s+be|remains|stays)"
+    r"(?:\s+(?:indeed|clearly|simply|obviously|definitely|certainly|still|again|also|therefore|thus|then))?"
+)
 _IS_LABEL = re.compile(
     r"^(?P<label>(?:(?:my|our|the)[ \t]+)?(?:(?!" + _COPULA + r"\b)[^\W\d_]+[ \t]+){0,2}?" + _ANSWER_NOUN
     + r"(?:[ \t]+(?!" + _COPULA + r"\b)" + _WORD + r"){0,8}?)" + _GLUE + r"[ \t]+" + _COPULA
@@ -75,13 +78,18 @@ _VERB = r"(?:" + "|".join(CHOICE_VERBS) + r")"
 _PARTICLES = r"(?:\s+(?:to|for|with|on|the|a|an|option|number|amount)(?=\W))*"
 _GAP = r"[\s:—–\-.…,]*"
 _THIRD_PERSON = (
-    r"(?-i:(?:The|the)\s+[a-z]+|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?<!\bother)\s+(?:will\s+|would\s+|shall\s+)?"
-    r"(?:chooses|choose|picks|pick|selects|select|plays|play|takes|take|catches|catch|contributes|contribute|gives|give|"
-    r"goes\s+with|go\s+with|opts\s+for|opt\s+for|harvests|harvest|fishes|fish|bids|bid|offers|offer|demands|demand)\b"
+    r"(?-i:(?:The|the)\s+[a-z]+|(?!(?:He|She|It|They|You|We|One|This|That|There|Everyone|Someone|Nobody|Others?)\b)"
+    r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?<!\bother)\s+"
+    r"(?:(?:will|would|shall)\s+(?:choose|pick|select|play|take|catch|contribute|give|go\s+with|opt\s+for|harvest|fish|"
+    r"bid|offer|demand)|chooses|picks|selects|plays|takes|catches|contributes|gives|goes\s+with|opts\s+for|harvests|"
+    r"fishes|bids|offers|demands)\b"
 )
 """A persona deciding in the third person (``The oracle chooses: Defect``, ``John would catch 15 tons``):
-a name or ``the`` + one word, never another party (``The other agent``, ``Agent B`` do not match)."""
+a name or ``the`` + one word with a verb in the third person or after will / would, never a pronoun
+or another party (``He chooses``, ``The other agent``, ``Agent B`` and ``Always choose`` do not match)."""
 SUBJECT = r"(?:i|we|let(?:'s|\s+us|\s+me))"
+IMPERATIVE = re.compile(r"^[\W_]*" + _VERB + r"\b", _FLAGS)
+"""A clause that opens with a verb of choosing and no subject (``Choose R.``, ``Play R.``)."""
 _CHOOSE = re.compile(
     r"^(?:" + _THIRD_PERSON + _PARTICLES + r"|(?:" + SUBJECT + r"\b" + _STANCE + r"*\s*)?" + _VERB + r"\b" + _PARTICLES
     + r"|" + SUBJECT + INTENDS + r"|let(?:'s|\s+us)\b" + _FILLER + r"*"
@@ -98,7 +106,7 @@ _MARKER = re.compile(
 _OWNED = re.compile(
     r"^(?P<x>" + OPTION + r")" + _GLUE + r"[,.]?\s+(?:it\s+is|(?:is|will\s+be|would\s+be)\s+my\s+(?:final\s+)?"
     r"(?:choice|answer|move|decision|contribution|pick|selection|vote|bid|offer)|(?:is\s+)?my\s+final\s+answer"
-    r"|is\s+(?:the\s+)?(?:best|right|optimal|correct|better|wiser|smarter)\s+(?:choice|option|move|answer|decision)"
+    r"|(?:is|was)\s+(?:the\s+)?(?:best|right|optimal|correct|better|wiser|smarter)\s+(?:choice|option|move|answer|decision)"
     r"(?:\s+(?:for\s+me|here|now|this\s+round))?)$",
     _FLAGS,
 )
@@ -108,7 +116,7 @@ _NOT_AMOUNT_NOUNS = (
     r"were|than|if|but|because|so|since|as|in|on|at|by|for|from|with"
 )
 _AMOUNT = re.compile(
-    r"^(?P<x>" + OPTION + r")" + _GLUE + r"(?:\s*(?!(?:" + _NOT_AMOUNT_NOUNS + r")\b)[^\W\d_][\w-]*(?:\s+of\s+[^\W\d_][\w-]*)?)?"
+    r"^(?P<x>" + OPTION + r")" + _GLUE + r"(?:\s*(?!(?:" + _NOT_AMOUNT_NOUNS + r")\b)(?P<noun>[^\W\d_][\w-]*)(?:\s+of\s+[^\W\d_][\w-]*)?)?"
     r"(?:\s+(?:to|into|in|for|from|of|towards)\s+(?:the|my|our)\s+(?:[^\W\d_][\w-]*\s+){0,2}[^\W\d_][\w-]*)?"
     + ROUND_PHRASE + "$",
     _FLAGS,
@@ -146,7 +154,8 @@ def form_core(masked: str, options: Options) -> str:
         core = _CHOOSE.sub("", core, count=1)
         core = _HEAD_NOUN.sub("", core, count=1)
         amount = _AMOUNT.match(core)
-        core = amount.group("x") if amount and options.option_at(amount.group("x")).isdigit() else core
+        if amount and options.option_at(amount.group("x")).isdigit() and admits(amount.group("noun") or "", options.nouns):
+            core = amount.group("x")
     return core
 
 

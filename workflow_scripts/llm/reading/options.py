@@ -113,48 +113,87 @@ class Options:
 
     Args:
         options: the allowed answers, spelled as the prompt offers them.
+        nouns: the nouns the prompt counts amounts in (:func:`amount_nouns`: ``units``, ``tons``), or
+            None when the prompt is not known: then any noun may follow an amount (``7 pallets``).
 
     Raises:
         ValueError: if ``options`` is empty, an option is empty, not a string or has surrounding
             whitespace, or two options are equal as a reader compares them (:func:`fold`).
     """
 
-    def __init__(self, options: Sequence[str]):
+    def __init__(self, options: Sequence[str], nouns: frozenset[str] | None = None):
         check_options(options)
+        self.nouns = nouns
         self.spellings: tuple[str, ...] = tuple(options)
         self.folded: tuple[str, ...] = tuple(fold(o) for o in options)
+        self._words: dict[tuple[str, ...], tuple[int, bool]] = {}
+        self._letters: dict[tuple[str, ...], tuple[int, bool]] = {}
+        self._others: list[tuple[int, str, bool]] = []
+        for index, spelling in enumerate(self.spellings):
+            for surface, inflected in _surfaces(" ".join(plain(spelling).split())):
+                key = _word_key(surface)
+                if key is None:
+                    self._others.append((index, surface, inflected))
+                elif _single_letter(spelling):
+                    self._letters.setdefault(key, (index, inflected))
+                else:
+                    self._words.setdefault(tuple(p.casefold() for p in key), (index, inflected))
+        self._longest = max([len(k) for k in self._words] + [len(k) for k in self._letters] + [1])
+        self._names: dict[str, str] = {}
+        for spelling, folded in zip(self.spellings, self.folded):
+            spelled = (number_words(int(folded)) + (("nothing",) if folded == "0" else ())) if folded.isdigit() else ()
+            for name in (folded, *spelled, _unbracketed(folded)):
+                if name:
+                    self._names.setdefault(name, spelling)
+        for spelling, folded in zip(self.spellings, self.folded):
+            self._names[folded] = spelling
 
     def __len__(self) -> int:
         return len(self.spellings)
 
     def match(self, candidate: str) -> str | None:
-        """The option ``candidate`` is, compared folded (``r`` is ``R``; ``4.0`` and ``four`` are ``4``), or None."""
+        """The option ``candidate`` is, compared folded (``r`` is ``R``; ``4.0`` and ``four`` are ``4``;
+        ``Push`` is ``[Push]``; a whole ``nothing`` is ``0``), or None."""
         key = fold(candidate)
-        if key in self.folded:
-            return self.spellings[self.folded.index(key)]
-        whole = re.fullmatch(r"(\d+)(?:\.0+)?", key)
-        key = str(int(whole.group(1))) if whole else key
-        for option, folded in zip(self.spellings, self.folded):
-            spelled = number_words(int(folded)) + (("nothing",) if folded == "0" else ()) if folded.isdigit() else ()
-            if key == folded or key in spelled or key == _unbracketed(folded):
-                return option
-        return None
+        whole = re.fullmatch(r"(\d+)\.0+", key)
+        return self._names.get(str(int(whole.group(1))) if whole else key)
 
     def mentions(self, text: str) -> list[Mention]:
         """Every place ``text`` (already :func:`plain`) names an option, in order, never overlapping."""
-        found = []
-        for index, folded in enumerate(self.folded):
-            letter = _single_letter(self.spellings[index])
-            for surface, inflected in _surfaces(" ".join(plain(self.spellings[index]).split())):
-                for hit in _pattern(surface, letter).finditer(text):
-                    if _stands_alone(text, hit.start(), hit.end(), folded):
-                        found.append(Mention(index, hit.start(), hit.end(), inflected))
+        found = self._word_mentions(text)
+        for index, surface, inflected in self._others:
+            for hit in _pattern(surface, False).finditer(text):
+                if _stands_alone(text, hit.start(), hit.end(), self.folded[index]):
+                    found.append(Mention(index, hit.start(), hit.end(), inflected))
         found.sort(key=lambda m: (m.start, -(m.end - m.start), m.inflected))
         kept: list[Mention] = []
         for mention in found:
             if not kept or mention.start >= kept[-1].end:
                 kept.append(mention)
         return kept
+
+    def _word_mentions(self, text: str) -> list[Mention]:
+        """Mentions of surfaces made of words (letters and digits of spaced scripts), found word by word."""
+        words = list(_WORD_RUN.finditer(text))
+        pieces = [piece for word in words for piece in _pieces(word.group(0), word.start())]
+        starts, ends = {w.start() for w in words}, {w.end() for w in words}
+        found = []
+        for first in range(len(pieces)):
+            if pieces[first][0] not in starts:
+                continue
+            for last in range(min(len(pieces), first + self._longest) - 1, first - 1, -1):
+                start, end = pieces[first][0], pieces[last][1]
+                if end not in ends or not _joined(text, pieces[first:last + 1]):
+                    continue
+                hit = self._lookup(tuple(piece for *_, piece in pieces[first:last + 1]))
+                if hit and _stands_alone(text, start, end, self.folded[hit[0]]):
+                    found.append(Mention(hit[0], start, end, hit[1]))
+                    break
+        return found
+
+    def _lookup(self, key: tuple[str, ...]) -> tuple[int, bool] | None:
+        exact = self._letters.get(key)
+        return exact if exact else self._words.get(tuple(piece.casefold() for piece in key))
 
     def mask(self, text: str) -> str:
         """``text`` with each mention replaced by its placeholder (:data:`OPTION`, :data:`INFLECTED`)."""
@@ -176,6 +215,22 @@ class Options:
     def unmask(self, masked: str) -> str:
         """A masked text with each placeholder written as its option (for messages and tests)."""
         return _MASKED.sub(lambda m: self.spellings[int(m.group(2))], masked)
+
+
+def amount_nouns(prompt: str) -> frozenset[str]:
+    """The nouns a prompt counts in, case-folded, singular and plural: every word right after a number
+    (``starts with 40 units`` -> units, unit; ``catch between 0 and 100 tons`` -> tons, ton)."""
+    words = {m.group(1).casefold() for m in re.finditer(r"\d+\s+([^\W\d_]{2,})", plain(prompt))}
+    return frozenset(words | {w[:-1] for w in words if w.endswith("s")} | {w + "s" for w in words})
+
+
+_CURRENCIES = frozenset({"dollar", "dollars", "euro", "euros", "pound", "pounds", "usd", "eur", "gbp", "cents", "yen"})
+
+
+def admits(noun: str, nouns: frozenset[str] | None) -> bool:
+    """Whether an amount may be counted in ``noun``: no noun, a currency, one of the prompt's nouns, or
+    any noun where the prompt's nouns are not known."""
+    return not noun or nouns is None or noun.casefold() in nouns | _CURRENCIES
 
 
 def check_options(options: Sequence[str]) -> None:
@@ -219,6 +274,38 @@ def _pattern(surface: str, case_sensitive: bool) -> re.Pattern:
     if case_sensitive:
         return re.compile(spaced)
     return re.compile(spaced, re.IGNORECASE)
+
+
+_SPACED = "".join(f"{chr(low)}-{chr(high)}" for low, high in (
+    (0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A), (0xAA, 0xAA), (0xB2, 0xB3), (0xB5, 0xB5), (0xB9, 0xBA), (0xC0, 0xD6),
+    (0xD8, 0xF6), (0xF8, 0x2FF), (0x300, 0x36F), (0x370, 0x3FF), (0x400, 0x52F), (0x531, 0x58F), (0x5D0, 0x5EA),
+    (0x620, 0x64A), (0x660, 0x669), (0x900, 0x97F), (0x1E00, 0x1FFF), (0xAC00, 0xD7A3),
+))
+_WORD_RUN = re.compile(f"[{_SPACED}]+")
+"""A run of letters and digits of scripts written with spaces (Latin, Greek, Cyrillic, Armenian, Hebrew,
+Arabic, Devanagari, Hangul): the units an option made of words is found in."""
+
+
+def _pieces(word: str, offset: int) -> list[tuple[int, int, str]]:
+    """A word split at its joints (``PersonA`` -> ``Person``, ``A``) as (start, end, piece) in the text."""
+    pieces, start = [], offset
+    for piece in _JOINTS.split(word):
+        if piece:
+            pieces.append((start, start + len(piece), piece))
+            start += len(piece)
+    return pieces
+
+
+def _word_key(surface: str) -> tuple[str, ...] | None:
+    """A surface's pieces if it is made of words of spaced scripts joined by spaces, '_' or '-', else None."""
+    if not re.fullmatch(f"[{_SPACED}]+(?:[\\s_-]+[{_SPACED}]+)*", surface):
+        return None
+    return tuple(piece for word in re.findall(f"[{_SPACED}]+", surface) for *_, piece in _pieces(word, 0))
+
+
+def _joined(text: str, pieces: list) -> bool:
+    """Whether consecutive pieces stand next to each other or apart by spaces, '_' or '-' only."""
+    return all(re.fullmatch(r"[\s_-]*", text[a[1]:b[0]]) for a, b in zip(pieces, pieces[1:]))
 
 
 def _stands_alone(text: str, start: int, end: int, folded: str) -> bool:

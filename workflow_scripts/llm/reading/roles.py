@@ -41,8 +41,14 @@ _LISTING = re.compile(
 )
 _QUOTE = re.compile(r"[\"«“][^\"«»“”\n]*\s[^\"«»“”\n]*[\"»”]")
 _PAST = re.compile(
-    r"\b(?:last|previous|prior|earlier|preceding)\s+(?:round|turn|time|game|month|period)s?\b|\bago\b|\bso\s+far\b"
-    r"|\bin\s+the\s+past\b|\bpreviously\b",
+    r"\b(?:last|previous|prior|earlier|preceding)\s+(?:round|turn|time|game|month|period)s?\b"
+    r"|\bago\b|\bso\s+far\b|\bin\s+the\s+past\b|\bpreviously\b|\bjust\s+(?:chose|picked|played|selected)\b"
+    r"|\balready\b|\bthe\s+round\s+before\b",
+    _FLAGS,
+)
+_EARLIER_ROUND = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\s+(?:round|turn|game|month|period)\b"
+    r"|\bin\s+(?:round|turn|month|period)\s+\d+\b|\bbefore\b|\bearlier\b|\bagain\b|\bonce\s+more\b",
     _FLAGS,
 )
 CLAUSE_BREAK = re.compile(r"(?<=[;,])\s+")
@@ -90,6 +96,12 @@ def without_quotes(text: str) -> str:
 def about_the_past(clause: str) -> bool:
     """A clause about an earlier round (``I put in 4 last round``): its decisions are history."""
     return bool(_PAST.search(clause))
+
+
+def tells_an_earlier_round(sentence: str) -> bool:
+    """A sentence whose own choices told in the past tense belong to an earlier round (``In Round 6, I
+    chose Tails``, ``Last round, I picked Heads``)."""
+    return about_the_past(sentence) or bool(_EARLIER_ROUND.search(sentence))
 
 
 def without_co_players(clause: str) -> str:
