@@ -168,7 +168,7 @@ def test_each_entry_has_its_own_example(name):
         assert matching == [entry], (name, example, matching)
 
 
-@pytest.mark.parametrize("name, index, text, options, with_entry, without_entry", _rows())
+@pytest.mark.parametrize("name, index, text, options, with_entry, without_entry", list(_rows()))
 def test_each_entry_changes_the_reading(name, index, text, options, with_entry, without_entry):
     """The example reads as the entry says; with the entry's words taken out it reads otherwise."""
     entry = getattr(cues, name)[index]
