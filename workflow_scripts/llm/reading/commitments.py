@@ -80,7 +80,7 @@ _LEADING_OPTION = re.compile(
     _FLAGS | re.DOTALL,
 )
 _ALTERNATIVE_BREAK = re.compile(r"\s+(?:or|and/or)\s+|\s*/\s*", _FLAGS)
-_QUANTITY = re.compile(r"\b(?:of|from|than|between|among|out\s+of|up\s+to)\s+(?:[^\W\d_]+\s+){0,2}[$€£¥]?$", _FLAGS)
+_QUANTITY = re.compile(r"\b(?:of|for|from|than|between|among|out\s+of|up\s+to)\s+(?:[^\W\d_]+\s+){0,2}[$€£¥]?$", _FLAGS)
 _ADDRESS = re.compile(r"\byou(?:r|rs|rself)?\b", _FLAGS)
 _NUMBER_CORE = re.compile(r"[$€£¥]?\d+(?:[.,]\d+)?")
 _HEADING = re.compile(r"^[\s#>*_`]*(?P<label>[^\n]{1,300}?)[\s*_`]*:[\s*_`]*$")

@@ -23,6 +23,7 @@ _FLAGS = re.IGNORECASE
 _WRAP = r"[*_`'\"\[($€£¥]*\s*"
 _PARTICLES = (
     r"(?:\s+(?:to|for|with|on|the|a|an|option|action|move|entire|whole|full|total|amount\s+of|"
+    r"(?:(?:bid|offer|contribution|donation|payment|price)\s+of)|"
     r"(?:to\s+)?(?:the\s+other\s+(?:player|agent|person|participant|party)|them|him|her|my\s+partner|the\s+recipient)))*"
 )
 """Words between the verb and the option: particles, determiners and an indirect object
