@@ -372,15 +372,20 @@ def _chat_template(name: str, embedded: str | None, configured: str | None) -> s
 
     Raises:
         ConfigError: ``chat_template`` on a model that is not embedded (its server's template is the
-            provider's; nothing here can set it).
+            provider's; nothing here can set it), or ``gguf`` for a file that carries no template.
     """
     if embedded is None:
         if configured is not None:
             raise ConfigError(f"models.{name}.chat_template: only an embedded model's server takes a chat "
                               f"template (a provider formats its own); remove it, or set models.{name}.embedded")
         return None
+    from workflow_scripts.llm.chat_templates import OWN
     from workflow_scripts.llm.embedded import EMBEDDED_CHAT_TEMPLATES
 
+    if configured == OWN and EMBEDDED_CHAT_TEMPLATES[embedded] != OWN:
+        raise ConfigError(f"models.{name}.chat_template: {embedded}'s file carries no chat template of its own "
+                          f"(llama-cpp-python would fall back to Llama-2's [INST] silently); remove it to use "
+                          f"{EMBEDDED_CHAT_TEMPLATES[embedded]}")
     return configured or EMBEDDED_CHAT_TEMPLATES[embedded]
 
 
