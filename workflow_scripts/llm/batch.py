@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Awaitable, Callable, Mapping
 
 from workflow_scripts.llm.base import ChoiceCountError, OneOfBatch, PermanentQueryError, Request
+from workflow_scripts.llm.batch_reach import batch_reach
 from workflow_scripts.llm.cache import ResponseCache, completion_of, find
 from workflow_scripts.llm.provider_errors import is_not_found, is_transient, retry_wait
 from workflow_scripts.llm.spec import ModelSpec
@@ -328,12 +329,13 @@ class Submission:
             BatchGone: the provider no longer keeps the output file (HTTP 404).
         """
         self._report_errors(batch, resumed)
-        if not batch.output_file_id:
+        output = batch.output_file_id or (batch.id if batch_reach(self.spec.litellm_model).results_by_batch_id else None)
+        if not output:
             return 0
         from workflow_scripts.llm.provider import LiteLLMModel
 
         provider = LiteLLMModel(self.spec)
-        return sum(self._stored(line, batch.id, provider) for line in self._lines(batch.output_file_id, resumed))
+        return sum(self._stored(line, batch.id, provider) for line in self._lines(output, resumed))
 
     def _lines(self, file_id: str, resumed: bool) -> list[dict]:
         """The JSON lines of a batch's file (output or errors)."""

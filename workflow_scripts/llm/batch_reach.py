@@ -7,7 +7,8 @@ dispatch called offline with its HTTP transport mocked (tests/llm/test_batch_wir
 documentation:
 
 - ``openai``, ``azure``, ``xai``: files and batches through their own handlers; litellm turns xAI's
-  paged results into OpenAI's output lines.
+  paged results (read by the batch id) into OpenAI's output lines, but names that "output file"
+  only for a batch that completed: the results a cancelled xAI batch kept are read by its id.
 - ``gemini`` (the Developer API): reached only when every call passes ``model=`` (without it
   litellm refuses "doesn't support custom_llm_provider=gemini"); its batch job runs the uploaded
   OpenAI-shaped lines and writes OpenAI-shaped output lines. Cancelling is not reached.
@@ -43,19 +44,21 @@ class Reach:
         reachable: the whole batch life (upload, create, retrieve, output and error files) works.
         needs_model: every call must pass ``model=`` (the provider's batch config is found by it).
         cancel: litellm can cancel a batch of this provider.
+        results_by_batch_id: the results of any ended batch are read with the batch id as file id.
         reason: why it is refused (None where it is reachable).
     """
 
     reachable: bool
     needs_model: bool = False
     cancel: bool = True
+    results_by_batch_id: bool = False
     reason: str | None = None
 
 
 BATCH_REACH: dict[str, Reach] = {
     "openai": Reach(True),
     "azure": Reach(True),
-    "xai": Reach(True),
+    "xai": Reach(True, results_by_batch_id=True),
     "vertex_ai": Reach(True),
     "gemini": Reach(True, needs_model=True, cancel=False),
     "mistral": Reach(True, needs_model=True, cancel=False),
