@@ -111,6 +111,48 @@ def test_failed_lines_are_asked_synchronously_and_counted(tmp_path, stub):
     assert records(tmp_path)[0]["kept"] == 8 and stub.batches.created == 1
 
 
+def test_output_lines_with_a_non_200_status_are_never_stored_as_answers(tmp_path, stub):
+    """Lines 1, 4, 7, 10 of 12 come back in the output file with status 500 and an error body: not
+    stored, asked synchronously (4 calls); the answers equal a synchronous run's, key by key."""
+    stub.batches.status_every = 3
+    answers, counts = run(tmp_path, stub)
+    assert (counts["m"]["calls"], counts["m"]["cache_hits"]) == (4, 8) and outcomes(stub, "answered") == 4
+    assert records(tmp_path)[0]["kept"] == 8
+    synchronous, _ = run(tmp_path, stub, batch=False, cache="sync")
+    assert answers == synchronous
+
+
+def test_a_batch_the_provider_forgot_is_retired_and_its_requests_asked_again_once(tmp_path, stub, monkeypatch):
+    """A job killed while polling; the provider then loses the batch (404). The rerun moves the record
+    aside, submits a new batch of the same 12 requests, and every request is answered exactly once."""
+    stub.batches.polls = 10**6
+
+    def killed(_seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch_module, "time", SimpleNamespace(sleep=killed, strftime=time.strftime, gmtime=time.gmtime,
+                                                              monotonic=time.monotonic, time=time.time))
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, stub)
+    monkeypatch.setattr(batch_module, "time", time)
+    stub.batches.batches.clear()
+    stub.batches.polls = 0
+    answers, counts = run(tmp_path, stub)
+    assert (stub.batches.uploads, stub.batches.created) == (2, 2) and counts["m"]["calls"] == 0
+    assert outcomes(stub, "batch:answered") == QUESTIONS and outcomes(stub, "answered") == 0
+    names = sorted(p.name for p in (tmp_path / "cache" / "batches").iterdir())
+    assert len(names) == 2 and sum(".retired-" in n for n in names) == 1
+    synchronous, _ = run(tmp_path, stub, batch=False, cache="sync")
+    assert answers == synchronous
+
+
+def test_a_batch_model_on_a_keyless_server_works_as_the_synchronous_path(tmp_path, stub, monkeypatch):
+    """api_base without api_key_env (a local server that needs no key): no 'Missing credentials'."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    answers, counts = run(tmp_path, stub, api_key_env=None)
+    assert stub.batches.created == 1 and counts["m"]["calls"] == 0 and len(answers) == QUESTIONS
+
+
 def test_an_expired_batch_keeps_its_answers_and_the_rest_goes_synchronous(tmp_path, stub):
     stub.batches.end_as, stub.batches.keep = "expired", 5
     _, counts = run(tmp_path, stub)

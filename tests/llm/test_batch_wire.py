@@ -167,6 +167,9 @@ class OpenAIAPI(FakeAPI):
 
     def retrieve(self, request):
         self.note("retrieve", request)
+        if getattr(self, "unavailable", 0):
+            self.unavailable -= 1
+            return httpx.Response(503, json={"error": {"message": "The server is overloaded.", "type": "server_error"}})
         if self.gone:
             return httpx.Response(404, json={"error": {"message": "No batch found with id 'batch_abc'.",
                                                        "type": "invalid_request_error", "code": None}})
@@ -421,6 +424,16 @@ def test_a_recorded_batch_the_provider_no_longer_knows_is_retired_and_asked_agai
     assert stored_texts(spec, cache) == ["L", None, None]
     names = sorted(p.name for p in (tmp_path / "cache" / "batches").iterdir())
     assert len(names) == 2 and any(".retired-" in n for n in names)
+
+
+@pytest.mark.parametrize("api", [OpenAIAPI, AzureAPI], ids=lambda a: a.provider)
+def test_polling_through_503s_raised_as_the_openai_clients_classes_goes_on(api, tmp_path, monkeypatch):
+    """Three polls answered 503 (the OpenAI client raises its own InternalServerError on this path,
+    not litellm's class): each is a transient error, polled again; the batch ends and is stored."""
+    fake = api()
+    fake.unavailable = 3
+    spec, cache, _ = fake.run(tmp_path, monkeypatch)
+    assert len(fake.seen["retrieve"]) == 3 + 2 and stored_texts(spec, cache) == ["L", None, None]
 
 
 def test_a_gemini_batch_answer_is_priced_from_its_usage_at_the_batch_prices(tmp_path, monkeypatch):
