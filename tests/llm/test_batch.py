@@ -30,8 +30,11 @@ KEY_ENV = "STUB_BATCH_KEY"
 
 
 def messages(history: str) -> list[dict]:
-    moves = ", ".join(f"the other agent chose {m}" for m in history)
-    return [{"role": "user", "content": f"So far {moves}. Do you choose L or R? Answer L or R."}]
+    """A prompt whose history the stub's scripted player reads (tests/stub_server.py): a tit-for-tat
+    player answers the other agent's last move, so the answers differ from prompt to prompt and an
+    answer stored under another request's key shows."""
+    moves = " ".join(f"In round {i + 1} you chose L and the other agent chose {m}." for i, m in enumerate(history))
+    return [{"role": "user", "content": f"{moves} Do you choose L or R? Answer L or R."}]
 
 
 async def elicitation(models):
@@ -75,6 +78,7 @@ def test_a_complete_batch_answers_as_the_synchronous_path_under_the_same_keys(tm
     synchronous, sync_counts = run(tmp_path, stub, batch=False, cache="sync")
     assert sync_counts["m"]["calls"] == QUESTIONS and outcomes(stub, "answered") == QUESTIONS
     assert answers == synchronous  # same keys, same texts, same order
+    assert [text for _, text in answers] == [h[-1] for h in HISTORIES for _ in range(REPLICATES)]  # tit for tat
     sent = {kind: sorted(json.dumps([o["digest"], o["params"]], sort_keys=True) for o in stub.outcomes()
                          if o["outcome"] == kind) for kind in ("batch:answered", "answered")}
     assert sent["batch:answered"] == sent["answered"]  # each line's body is the synchronous call's body
