@@ -326,6 +326,97 @@ class GeminiAPI(FakeAPI):
         return httpx.Response(200, content="".join(json.dumps(r) + "\n" for r in output + failed).encode())
 
 
+class VertexAPI(FakeAPI):
+    """Vertex AI batch prediction: the lines go to Cloud Storage (litellm turns them into Vertex requests
+    carrying the custom id as a label), the job is a ``batchPredictionJobs`` resource (``JOB_STATE_*``,
+    ``outputInfo.gcsOutputDirectory``), its ``predictions.jsonl`` holds each request with its
+    ``response`` or its error ``status`` (no error file): https://cloud.google.com/vertex-ai/docs/
+    reference/rest/v1/projects.locations.batchPredictionJobs. The OAuth token (google-auth) and the DNS
+    lookup litellm makes before each job call are stubbed: neither is the batch path."""
+
+    provider, model = "vertex_ai", "gemini-2.5-pro"
+    entry: dict = {}
+    jobs = "https://us-central1-aiplatform.googleapis.com/v1/projects/lab-project/locations/us-central1/batchPredictionJobs"
+    states = {"validating": "JOB_STATE_PENDING", "running": "JOB_STATE_RUNNING", "completed": "JOB_STATE_SUCCEEDED",
+              "expired": "JOB_STATE_EXPIRED", "cancelled": "JOB_STATE_CANCELLED"}
+
+    def env(self) -> dict:
+        return {"GCS_BUCKET_NAME": "lab-bucket", "VERTEXAI_PROJECT": "lab-project", "VERTEXAI_LOCATION": "us-central1"}
+
+    def run(self, tmp_path, monkeypatch, resumed_record=None):
+        import socket
+
+        from litellm.llms.vertex_ai.vertex_llm_base import VertexBase
+
+        def token(self, *args, **kwargs):
+            return "ya29.lab-token", "lab-project"
+
+        async def token_async(self, *args, **kwargs):
+            return "ya29.lab-token", "lab-project"
+
+        for name, fake in (("_ensure_access_token", token), ("get_access_token", token),
+                           ("_ensure_access_token_async", token_async), ("get_access_token_async", token_async)):
+            monkeypatch.setattr(VertexBase, name, fake)
+        monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, *a, **k: [
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("142.250.0.10", port or 443))])
+        return super().run(tmp_path, monkeypatch, resumed_record)
+
+    def mount(self, router) -> None:
+        router.post(url__regex=r"https://storage\.googleapis\.com/upload/storage/v1/b/lab-bucket/o\?").mock(side_effect=self.upload)
+        router.post(self.jobs).mock(side_effect=self.create)
+        router.get(f"{self.jobs}/777").mock(side_effect=self.retrieve)
+        router.get(url__regex=r"https://storage\.googleapis\.com/storage/v1/b/lab-bucket/o/.*predictions\.jsonl\?alt=media$").mock(
+            side_effect=self.content)
+
+    def upload(self, request):
+        self.note("upload", request)
+        self.object = request.url.params["name"]
+        self.uploaded = request.content
+        return httpx.Response(200, json={"kind": "storage#object", "id": f"lab-bucket/{self.object}/1", "name": self.object,
+                                         "bucket": "lab-bucket", "size": str(len(self.uploaded)),
+                                         "contentType": "application/json", "timeCreated": "2026-06-01T10:00:00.000Z"})
+
+    def lines(self) -> list[dict]:
+        """The uploaded Vertex requests as (custom id, prompt) lines, in the shape of the other APIs."""
+        rows = [json.loads(line) for line in self.uploaded.decode().splitlines() if line.strip()]
+        return [{"custom_id": r["request"]["labels"]["litellm_custom_id"], "request": r["request"]} for r in rows]
+
+    def job(self, status: str) -> dict:
+        folder = f"gs://lab-bucket/{self.object.rsplit('/', 1)[0]}"
+        job = {"name": "projects/123/locations/us-central1/batchPredictionJobs/777", "displayName": "litellm-vertex-batch",
+               "model": f"projects/lab-project/locations/us-central1/publishers/google/models/{self.model}",
+               "inputConfig": {"instancesFormat": "jsonl", "gcsSource": {"uris": [f"gs://lab-bucket/{self.object}"]}},
+               "outputConfig": {"predictionsFormat": "jsonl", "gcsDestination": {"outputUriPrefix": folder}},
+               "state": self.states[status], "createTime": "2026-06-01T10:00:01.000Z"}
+        if status in ("completed", "expired", "cancelled"):
+            job["outputInfo"] = {"gcsOutputDirectory": f"{folder}/prediction-model-2026-06-01T10:00:01.000Z"}
+        return job
+
+    def create(self, request):
+        self.note("create", request)
+        return httpx.Response(200, json=self.job("validating"))
+
+    def retrieve(self, request):
+        self.note("retrieve", request)
+        if self.gone:
+            return httpx.Response(404, json={"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})
+        return httpx.Response(200, json=self.job(self.end if self.ended() else "running"))
+
+    def content(self, request):
+        self.note("content", request)
+        lines = self.lines()
+        rows = [{"status": "", "processed_time": "2026-06-01T10:30:00.000+00:00", "request": lines[0]["request"],
+                 "response": {"candidates": [{"content": {"role": "model", "parts": [{"text": ANSWERS[0]}]},
+                                              "finishReason": "STOP"}],
+                              "usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": 1, "totalTokenCount": 13},
+                              "modelVersion": self.model, "responseId": "resp-0"}}]
+        if self.end == "completed":
+            rows += [{"status": "Bad Request: {\"error\": {\"code\": 400, \"message\": \"Invalid\", "
+                                "\"status\": \"INVALID_ARGUMENT\"}}", "processed_time": "2026-06-01T10:30:00.000+00:00",
+                      "request": line["request"], "response": None} for line in lines[1:]]
+        return httpx.Response(200, content="".join(json.dumps(r) + "\n" for r in rows).encode())
+
+
 def _multipart(request: httpx.Request) -> dict[str, bytes]:
     """The fields of a multipart/form-data body."""
     import email.parser
@@ -336,7 +427,7 @@ def _multipart(request: httpx.Request) -> dict[str, bytes]:
             for part in message.get_payload()}
 
 
-APIS = [OpenAIAPI, AzureAPI, XAIAPI, GeminiAPI, MistralAPI]
+APIS = [OpenAIAPI, AzureAPI, XAIAPI, GeminiAPI, MistralAPI, VertexAPI]
 
 
 def stored_texts(spec, cache) -> list[str | None]:
@@ -359,7 +450,7 @@ def test_a_completed_batch_with_failed_lines_keeps_exactly_its_answered_line(api
     assert (record["status"], record["kept"]) == ("completed", 1)
 
 
-@pytest.mark.parametrize("api", APIS, ids=lambda a: a.provider)
+@pytest.mark.parametrize("api", APIS[:-1], ids=lambda a: a.provider)
 def test_what_litellm_sends_is_the_providers_documented_request(api, tmp_path, monkeypatch):
     """The upload holds one OpenAI batch line per request (custom_id = cache key, the synchronous body,
     the provider's model name); the creation names the uploaded file (and, for Gemini and Mistral,
@@ -390,7 +481,7 @@ def test_what_litellm_sends_is_the_providers_documented_request(api, tmp_path, m
 
 
 @pytest.mark.parametrize("end", ["expired", "cancelled"])
-@pytest.mark.parametrize("api", [OpenAIAPI, GeminiAPI, MistralAPI, XAIAPI], ids=lambda a: a.provider)
+@pytest.mark.parametrize("api", [OpenAIAPI, GeminiAPI, MistralAPI, XAIAPI, VertexAPI], ids=lambda a: a.provider)
 def test_an_expired_or_cancelled_batch_keeps_the_answers_it_has(api, end, tmp_path, monkeypatch):
     if api is XAIAPI and end == "expired":
         pytest.skip("xAI batches have no expired state (counters only; litellm maps a cancel_time)")
@@ -401,13 +492,13 @@ def test_an_expired_or_cancelled_batch_keeps_the_answers_it_has(api, end, tmp_pa
     assert record["status"] == end and record["ended"] is True
 
 
-@pytest.mark.parametrize("api", [OpenAIAPI, GeminiAPI], ids=lambda a: a.provider)
+@pytest.mark.parametrize("api", [OpenAIAPI, GeminiAPI, VertexAPI], ids=lambda a: a.provider)
 def test_a_recorded_batch_the_provider_no_longer_knows_is_retired_and_asked_again(api, tmp_path, monkeypatch):
     """A record from an earlier run whose batch the provider answers 404: the record is moved aside
     (kept, never deleted), a new batch is submitted for the same requests and its answers stored."""
     fake = api()
     spec = ModelSpec.from_config("m", {"litellm_model": f"{fake.provider}/{fake.model}", **fake.entry})
-    old_id = "batch_abc" if api is OpenAIAPI else "b-123"
+    old_id = {OpenAIAPI: "batch_abc", GeminiAPI: "b-123", VertexAPI: "777"}[api]
     fake.gone = True
     first_retrieve = fake.retrieve
 
@@ -434,6 +525,27 @@ def test_polling_through_503s_raised_as_the_openai_clients_classes_goes_on(api, 
     fake.unavailable = 3
     spec, cache, _ = fake.run(tmp_path, monkeypatch)
     assert len(fake.seen["retrieve"]) == 3 + 2 and stored_texts(spec, cache) == ["L", None, None]
+
+
+def test_a_vertex_batch_sends_vertex_requests_labelled_with_each_custom_id(tmp_path, monkeypatch):
+    """litellm turns each OpenAI line into a Vertex request (contents, generationConfig with the seed)
+    carrying its custom id as labels, uploads them to the configured bucket, and
+    creates the job on the model from the file's path, output beside the input."""
+    fake = VertexAPI()
+    spec, _, _ = fake.run(tmp_path, monkeypatch)
+    rows = [json.loads(line) for line in fake.uploaded.decode().splitlines()]
+    # a label value holds at most 63 characters: the 64-character key is cut there, and carried whole
+    # (encoded) in litellm_custom_id_raw, from which the output lines get it back (the stored answers
+    # of the other tests are found under the whole keys)
+    assert [r["request"]["labels"]["litellm_custom_id"] for r in rows] == [k[:63] for k in requests_of(spec)]
+    assert all(r["request"]["labels"]["litellm_custom_id_raw"] for r in rows)
+    assert [r["request"]["contents"][0]["parts"][0]["text"] for r in rows] == PROMPTS
+    sent = [spec.request_params(list(r.messages), r.replicate, r.options) for r in requests_of(spec).values()]
+    assert [r["request"]["generationConfig"].get("seed") for r in rows] == [p["seed"] for p in sent]
+    job = json.loads(fake.seen["create"][0].content)
+    assert job["inputConfig"]["gcsSource"]["uris"] == [f"gs://lab-bucket/{fake.object}"]
+    assert job["model"].endswith("publishers/google/models/gemini-2.5-pro")
+    assert {r.headers["authorization"] for k in ("create", "retrieve") for r in fake.seen[k]} == {"Bearer ya29.lab-token"}
 
 
 def test_a_gemini_batch_answer_is_priced_from_its_usage_at_the_batch_prices(tmp_path, monkeypatch):

@@ -14,8 +14,11 @@ documentation:
   OpenAI-shaped lines and writes OpenAI-shaped output lines. Cancelling is not reached.
 - ``mistral``: reached only with ``model=`` on every call (the job's model is set on the job);
   OpenAI-shaped output and error files. Cancelling is not reached.
-- ``vertex_ai``: files to Cloud Storage and batch prediction jobs (``GCS_BUCKET_NAME``, Google
-  credentials); litellm turns the predictions back into OpenAI's output lines.
+- ``vertex_ai``: files to Cloud Storage and batch prediction jobs (``GCS_BUCKET_NAME``,
+  ``VERTEXAI_PROJECT``, ``VERTEXAI_LOCATION``, Google credentials through ``google-auth``, which litellm
+  needs for any Vertex call and this project does not install); litellm turns each line into a Vertex
+  request labelled with its custom id (cut to 63 characters, and whole in an encoded label) and the
+  predictions back into OpenAI's output lines under the whole id.
 - ``bedrock``: refused. litellm creates Bedrock model-invocation jobs (with ``model=``) but returns
   their output as Bedrock writes it (``recordId`` / ``modelOutput`` in the model's native schema),
   which it does not turn back into OpenAI's lines: no answer could be matched to its request.
