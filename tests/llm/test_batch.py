@@ -63,6 +63,20 @@ def records(tmp_path, cache="cache") -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted((tmp_path / cache / "batches").glob("*.json"))]
 
 
+def killed_while_polling(tmp_path, stub, monkeypatch) -> None:
+    """Run the job until its first wait between polls (the batch id recorded), then kill it there."""
+    stub.batches.polls = 10**6
+
+    def killed(_seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch_module, "time", SimpleNamespace(sleep=killed, strftime=time.strftime, gmtime=time.gmtime,
+                                                              monotonic=time.monotonic, time=time.time))
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, stub)
+    monkeypatch.setattr(batch_module, "time", time)
+
+
 @pytest.fixture
 def stub(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, "sk-dummy-batch")
@@ -129,16 +143,7 @@ def test_output_lines_with_a_non_200_status_are_never_stored_as_answers(tmp_path
 def test_a_batch_the_provider_forgot_is_retired_and_its_requests_asked_again_once(tmp_path, stub, monkeypatch):
     """A job killed while polling; the provider then loses the batch (404). The rerun moves the record
     aside, submits a new batch of the same 12 requests, and every request is answered exactly once."""
-    stub.batches.polls = 10**6
-
-    def killed(_seconds):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(batch_module, "time", SimpleNamespace(sleep=killed, strftime=time.strftime, gmtime=time.gmtime,
-                                                              monotonic=time.monotonic, time=time.time))
-    with pytest.raises(KeyboardInterrupt):
-        run(tmp_path, stub)
-    monkeypatch.setattr(batch_module, "time", time)
+    killed_while_polling(tmp_path, stub, monkeypatch)
     stub.batches.batches.clear()
     stub.batches.polls = 0
     answers, counts = run(tmp_path, stub)
@@ -169,18 +174,9 @@ def test_an_expired_batch_keeps_its_answers_and_the_rest_goes_synchronous(tmp_pa
 def test_a_job_killed_while_polling_resumes_the_recorded_batch(tmp_path, stub, monkeypatch):
     """Interrupted at its first wait between polls (the batch id recorded): the rerun polls the same
     batch and submits nothing; every answer comes from that batch."""
-    stub.batches.polls = 10**6
-
-    def killed(_seconds):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(batch_module, "time", SimpleNamespace(sleep=killed, strftime=time.strftime, gmtime=time.gmtime,
-                                                                  monotonic=time.monotonic, time=time.time))
-    with pytest.raises(KeyboardInterrupt):
-        run(tmp_path, stub)
+    killed_while_polling(tmp_path, stub, monkeypatch)
     record, = records(tmp_path)
     assert record["batch_id"] in stub.batches.batches and record["ended"] is False
-    monkeypatch.setattr(batch_module, "time", time)
     stub.batches.polls = 0
     _, counts = run(tmp_path, stub)
     assert (stub.batches.uploads, stub.batches.created) == (1, 1)
