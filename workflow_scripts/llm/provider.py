@@ -173,15 +173,16 @@ class LiteLLMModel(OneOfBatch):
     async def _attempt(self, params: dict):
         """One attempt: (litellm's response, the request body it sent or None), bounded as a whole by
         ``timeout`` seconds (:class:`~workflow_scripts.llm.provider_errors.CallTimeout` past it)."""
-        call_id = new_call_id()
+        call_id, sent = new_call_id(), None
         try:
             raw = await asyncio.wait_for(litellm.acompletion(**params, **self._transport(), litellm_call_id=call_id),
                                          self.spec.timeout)
         except asyncio.TimeoutError:
-            sent_body(call_id)
             raise CallTimeout(f"no complete answer within models.{self.spec.name}.timeout "
                               f"({self.spec.timeout:g} s)") from None
-        return raw, sent_body(call_id)
+        finally:
+            sent = sent_body(call_id)
+        return raw, sent
 
     async def _pause(self, seconds: float) -> None:
         """Wait ``seconds`` before a retry; with a halt, in steps of at most 1 s, ending early on it."""
