@@ -44,6 +44,7 @@ computed from its raw usage at the price of each kind of token
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
 import logging
@@ -59,7 +60,7 @@ from workflow_scripts.llm.base import ChoiceCountError, Completion, OneOfBatch, 
 from workflow_scripts.llm.cache import completion_of
 from workflow_scripts.llm.pricing import answer_cost
 from workflow_scripts.llm.provider_errors import CallTimeout, is_transient, retry_after, retry_wait  # noqa: F401
-from workflow_scripts.llm.sent import new_call_id, seed_sent, sent_body
+from workflow_scripts.llm.sent import new_call_id, seed_sent, sent_at, sent_body
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.config.redaction import scrub
 
@@ -85,6 +86,10 @@ PERMANENT_ERRORS = (
 NO_CHOICE = SimpleNamespace(message=SimpleNamespace(content=""), finish_reason=None, logprobs=None)
 """Stands for the answer of a response without any choice (an empty answer, kept and labelled)."""
 HALT_CHECK_S = 1.0
+SEND_CHECK_S = 0.05
+"""Seconds between two looks at whether litellm has sent an attempt's request (its bound starts then)."""
+UNSENT_S = 60.0
+"""Seconds an attempt may take in all when litellm does not report sending it (a custom handler)."""
 SEED_DROPPED = "litellm left the seed out of the request it sent (drop_params)"
 
 
@@ -172,17 +177,29 @@ class LiteLLMModel(OneOfBatch):
 
     async def _attempt(self, params: dict):
         """One attempt: (litellm's response, the request body it sent or None), bounded as a whole by
-        ``timeout`` seconds (:class:`~workflow_scripts.llm.provider_errors.CallTimeout` past it)."""
-        call_id, sent = new_call_id(), None
+        ``timeout`` seconds from the moment litellm hands the request to its HTTP client
+        (:func:`~workflow_scripts.llm.sent.sent_at`; where litellm does not say, ``timeout`` but at least
+        :data:`UNSENT_S` from the attempt's start;
+        :class:`~workflow_scripts.llm.provider_errors.CallTimeout` past it)."""
+        call_id, started = new_call_id(), time.monotonic()
+        task = asyncio.ensure_future(litellm.acompletion(**params, **self._transport(), litellm_call_id=call_id))
         try:
-            raw = await asyncio.wait_for(litellm.acompletion(**params, **self._transport(), litellm_call_id=call_id),
-                                         self.spec.timeout)
-        except asyncio.TimeoutError:
-            raise CallTimeout(f"no complete answer within models.{self.spec.name}.timeout "
-                              f"({self.spec.timeout:g} s)") from None
+            while not task.done():
+                sent = sent_at(call_id)
+                deadline = sent + self.spec.timeout if sent is not None else started + max(self.spec.timeout, UNSENT_S)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+                    raise CallTimeout(f"no complete answer within models.{self.spec.name}.timeout "
+                                      f"({self.spec.timeout:g} s)")
+                await asyncio.wait({task}, timeout=min(remaining, SEND_CHECK_S) if sent is None else remaining)
+            return task.result(), sent_body(call_id)
         finally:
-            sent = sent_body(call_id)
-        return raw, sent
+            if not task.done():
+                task.cancel()
+            sent_body(call_id)
 
     async def _pause(self, seconds: float) -> None:
         """Wait ``seconds`` before a retry; with a halt, in steps of at most 1 s, ending early on it."""

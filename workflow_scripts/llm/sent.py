@@ -8,16 +8,21 @@ litellm hands its HTTP client is captured (:class:`SentBodies`, a litellm ``Cust
 ``log_pre_api_call`` receives ``complete_input_dict``), keyed by the call's ``litellm_call_id``, and
 checked (:func:`seed_sent`): a seed is sent when some field of the body whose name contains
 ``seed`` (``seed``, Mistral's ``random_seed``, Gemini's ``generationConfig.seed``) holds its value.
-A call whose body litellm did not report (a custom handler) is taken as sent as asked.
+A call whose body litellm did not report (a custom handler) is taken as sent as asked. The hook's
+time (:func:`sent_at`) is when the request leaves litellm for its HTTP client: the whole-call bound of
+:mod:`workflow_scripts.llm.provider` counts from there, so litellm's own first-call imports (seconds
+on a busy machine) are never taken for a slow provider.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from typing import Any
 
 _BODIES: dict[str, Any] = {}
+_SENT_AT: dict[str, float] = {}
 _LOCK = threading.Lock()
 
 
@@ -30,9 +35,10 @@ def _spy_class():
         def log_pre_api_call(self, model, messages, kwargs):
             call_id = kwargs.get("litellm_call_id")
             body = (kwargs.get("additional_args") or {}).get("complete_input_dict")
-            if isinstance(call_id, str) and call_id.startswith(PREFIX) and body is not None:
+            if isinstance(call_id, str) and call_id.startswith(PREFIX):
                 with _LOCK:
                     _BODIES[call_id] = body
+                    _SENT_AT[call_id] = time.monotonic()
 
     return SentBodies
 
@@ -49,10 +55,19 @@ def new_call_id() -> str:
     return PREFIX + uuid.uuid4().hex
 
 
+def sent_at(call_id: str) -> float | None:
+    """When (``time.monotonic()``) litellm handed the request of ``call_id`` to its HTTP client, or None
+    if it has not (yet, or does not report it)."""
+    with _LOCK:
+        return _SENT_AT.get(call_id)
+
+
 def sent_body(call_id: str) -> Any | None:
-    """The request body litellm sent for ``call_id`` (forgotten once read), or None if none was reported."""
+    """The request body litellm sent for ``call_id`` (forgotten once read, with its time), or None if
+    none was reported."""
     with _LOCK:
         body = _BODIES.pop(call_id, None)
+        _SENT_AT.pop(call_id, None)
     if isinstance(body, (str, bytes)):
         import json
 
