@@ -17,6 +17,9 @@ provider's API reference (the values are ours):
   ``download/v1beta/files/{id}:download?alt=media`` route, usage ``promptTokens`` ...);
 - Mistral: https://docs.mistral.ai/api/#tag/batch (``/v1/batch/jobs``, ``QUEUED`` / ``RUNNING`` /
   ``SUCCESS`` / ``TIMEOUT_EXCEEDED`` / ``CANCELLED``, ``output_file`` / ``error_file``).
+- Vertex AI: https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.batchPredictionJobs
+  (Cloud Storage upload, ``JOB_STATE_*``, ``outputInfo.gcsOutputDirectory``, ``predictions.jsonl`` rows
+  with their ``response`` or error ``status``).
 
 Three requests per batch with different prompts, each planted with its own answer (``L``, ``R``,
 ``R``), so a wrong custom-id-to-answer mapping shows; line 1 comes back with a non-200 status and
