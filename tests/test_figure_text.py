@@ -23,7 +23,7 @@ import shutil
 import yaml
 
 from tests.conftest import Workflow
-from tests.data.figures.regenerate import FIGURE_RULES
+from tests.data.figures.regenerate import FIGURE_RULES, TABLES
 from workflow_scripts.figure_style import DPI, PAGE_HEIGHT, TWO_COLUMNS
 from workflow_scripts.plotting import legend_below, panel_grid, plt, text_problems
 
@@ -86,7 +86,7 @@ def offline(config: dict) -> dict:
 
 def redrawn(name: str, root: Path) -> tuple[Workflow, list[str]]:
     """The set's tables in ``root``, its figures drawn by their rules (and only those rules)."""
-    shutil.copytree(DATA / name / "results", root / "results")
+    shutil.copytree(DATA / name / TABLES, root / "results")
     flow = Workflow(root, offline(yaml.safe_load((DATA / name / "config.yaml").read_text())))
     figures = (DATA / name / "figures.txt").read_text().split()
     flow.run(*figures, "--allowed-rules", *FIGURE_RULES)

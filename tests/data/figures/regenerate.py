@@ -2,7 +2,8 @@
 
 A set is a folder ``tests/data/figures/<set>/`` holding ``config.yaml`` (the run's config, cache
 settings left out), ``figures.txt`` (the run's figure files, one ``results/...png`` a line) and, under
-``results/``, the input files of the run's figure jobs (the figure rules read CSV tables only).
+``tables/``, the input files of the run's figure jobs as they lie under ``results/`` (the figure rules
+read CSV tables only; the folder is not called ``results/``, which git ignores everywhere).
 
 - ``default``: copied from a finished run of the default config (``config/config.yaml``, the
   embedded model; e.g. ``snakemake --cores 2`` in a clone, then ``--run <that clone>``).
@@ -38,6 +39,8 @@ FIGURE_RULES = ("ipd_figure", "ipd_figure_payoff_range", "ipd_figure_estimates",
                 "ipd_figure_elicited_vs_played", "ipd_figure_tournament", "ipd_figure_estimation_check",
                 "crg_figure_selfplay", "crg_figures_mixed", "crg_figures_selection", "crg_figure_value_questions")
 """Every rule that draws a figure (tests/test_figure_text.py checks that no other rule writes one)."""
+TABLES = "tables"
+"""A set's folder of figure inputs: a run's ``results/`` folder, figure inputs only."""
 
 IPD_PLAYERS = {
     "claude-sonnet-4": "Forgiver", "gemini-2.5-pro": "m1:0.82,1,0,0.02,0.42", "gpt-4o": "GRIM",
@@ -109,8 +112,9 @@ def write_set(name: str, root: Path, config: dict, flow: Workflow) -> None:
     target = HERE / name
     shutil.rmtree(target, ignore_errors=True)
     for relative in figure_inputs(flow):
-        (target / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(root / relative, target / relative)
+        copy = target / TABLES / Path(relative).relative_to("results")
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / relative, copy)
     config.pop("cache", None)
     (target / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     (target / "figures.txt").write_text("\n".join(figure_files(root)) + "\n")
