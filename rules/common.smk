@@ -84,7 +84,7 @@ RUN = {}  # a local run's mark: its query jobs share their embedded servers (wor
 
 
 onstart:
-    stop_if(start_problems(config, SELECTED_MODELS), "cannot start")
+    stop_if(start_problems(config, SELECTED_MODELS) + served_partition_problems(), "cannot start")
     for _hint in server_kind_hints(config, SELECTED_MODELS):
         logger.warning(redact(f"warning: {_hint}", config))
     if workflow.local_exec:  # jobs on cluster nodes start their own, on their node
@@ -237,12 +237,30 @@ def serve_resources(model):
 
 
 def served_partition(models):
-    """slurm_partition of a job: the partition of its served model's server (on a cluster the two are one
-    SLURM job), else the one --default-resources gives every job (the profile's), else none."""
+    """slurm_partition of a job: on a cluster, the partition of its served model's server (the two are one
+    SLURM job): models.<model>.serve.resources.partition, else the profile's serve_partition (the GPU
+    partition, profiles/slurm); else, and for every other job, the profile's slurm_partition, else none."""
     for model in dict.fromkeys(models):
-        if on_cluster() and model in SERVED_MODELS and serve_resources(model)["partition"]:
-            return serve_resources(model)["partition"]
+        if on_cluster() and model in SERVED_MODELS:
+            partition = serve_resources(model)["partition"] or default_resource("serve_partition")
+            if partition:
+                return partition
     return default_resource("slurm_partition")
+
+
+QUERY_RULES = ("ipd_elicit", "ipd_logprobs", "ipd_play", "crg_play")
+
+
+def served_partition_problems():
+    """set-resources that would send query rules to another partition than their served model's server
+    (on a cluster the server and its query jobs are one SLURM job: Snakemake would refuse the group later)."""
+    overwritten = [rule for rule, resources in (workflow.resource_settings.overwrite_resources or {}).items()
+                   if rule in QUERY_RULES and "slurm_partition" in resources]
+    if not (on_cluster() and SERVED_MODELS and overwritten):
+        return []
+    return [f"set-resources of {', '.join(overwritten)}: slurm_partition would move the query jobs of the served "
+            f"model(s) {SERVED_MODELS} too, which run in their server's SLURM job and its partition; drop it (a served "
+            "model's query jobs need no network), or run the served models apart (--config only_models=...)"]
 
 
 def default_resource(name):

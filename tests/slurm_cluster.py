@@ -1,4 +1,4 @@
-"""A real single-node SLURM cluster on this machine, for tests/test_slurm.py.
+"""A real single-node SLURM cluster on this machine, for tests/test_slurm.py and tests/test_slurm_serving.py.
 
 Debian's ``slurm-wlm`` and ``munge`` packages (SLURM 22.05 on Debian 12), installed with
 apt-get when missing. The daemons run in the foreground as children of the test (munged,

@@ -15,6 +15,9 @@ evaluated its first prompt with nothing to reuse; the default run has 43 query j
   after a ``kill -9`` of Snakemake).
 - ``onsuccess`` / ``onerror`` stop the run's servers (:func:`stop_run`).
 
+The run's servers of served models (a model entry's ``serve``, :mod:`workflow_scripts.llm.serving.client`)
+are recorded and stopped the same way (:func:`shared`, keyed by the model's whole ``serve`` section).
+
 A job on another host (a cluster executor; the main process marks no run there), or outside
 Snakemake, starts its own server as before. The server's address never shapes an answer: the
 embedded server answers every request as a cold evaluation does, bit for bit, whatever it answered

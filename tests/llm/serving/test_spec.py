@@ -117,7 +117,10 @@ def test_vllm_caps_log_probabilities_at_what_the_model_asks():
     spec = ModelSpec.from_config("m", entry)
     assert spec.serve.args["max_logprobs"] == 50
     assert (spec.returns_logprobs, spec.accepts_seed) == (True, True)
-    assert "--max-logprobs" in spec.serve.command(1) and spec.serve.command(1)[spec.serve.command(1).index("--max-logprobs") + 1] == "50"
+    command = spec.serve.command(1)
+    assert command[command.index("--max-logprobs") + 1] == "50"
+    entry["serve"]["args"]["max_logprobs"] = 50  # a cap equal to what is asked is enough
+    assert problems(entry) == []
 
 
 def test_query_params_leave_the_server_job_out():
@@ -174,3 +177,39 @@ def test_a_valid_entry_has_no_problem_and_round_trips():
     assert problems(vllm_entry()) == []
     spec = ServeSpec.from_entry("m", model_entry("m", vllm_entry()))
     assert ServeSpec.from_json(spec.to_json()) == spec
+
+
+def commented_entry(overlay: str, name: str) -> dict:
+    """The served alternative shown commented out in a paper overlay, uncommented, merged over the default
+    config's entry as Snakemake merges a --configfile (nested keys replaced one by one), its revision
+    placeholder replaced by a commit."""
+    import yaml
+
+    from tests.conftest import REPO
+
+    lines = (REPO / "config" / overlay).read_text().splitlines()
+    start = lines.index(f"  # {name}:")
+    end = next(i for i in range(start + 1, len(lines) + 1) if i == len(lines) or not lines[i].startswith("  #   "))
+    text = "\n".join(line.replace("  # ", "  ", 1) for line in lines[start:end])
+    entry = yaml.safe_load(text.replace("<the 40-hex commit of the weights you use>", f'"{COMMIT}"'))[name]
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["models"][name]
+
+    def merged(base: dict, update: dict) -> dict:
+        return {**base, **{k: merged(base[k], v) if isinstance(v, dict) and isinstance(base.get(k), dict) else v
+                           for k, v in update.items()}}
+
+    return merged(default, entry)
+
+
+@pytest.mark.parametrize("overlay, name, engine, shards", [
+    ("paper_ipd.yaml", "llama-3.3-70b", "vllm", "4"), ("paper_crg.yaml", "qwen3-235b", "sglang", "8")])
+def test_the_paper_overlays_served_alternatives_are_valid(overlay, name, engine, shards):
+    """The commented entries of config/paper_ipd.yaml and paper_crg.yaml pass every check once uncommented,
+    and ask their engine for as many tensor-parallel shards as the SLURM job gets GPUs."""
+    entry = commented_entry(overlay, name)
+    assert problems(entry) == []
+    spec = ModelSpec.from_config(name, entry)
+    command = spec.serve.command(1)
+    flag = "--tensor-parallel-size" if engine == "vllm" else "--tp-size"
+    assert (spec.serve.engine, command[command.index(flag) + 1], entry["serve"]["resources"]["gpus"]) == (engine, shards, int(shards))
+    assert spec.api_key_env is None and spec.serve.revision == COMMIT
