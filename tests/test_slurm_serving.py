@@ -45,10 +45,10 @@ pytestmark = pytest.mark.slow
 
 HOST = socket.gethostname().split(".")[0]
 ANSWERS = 3  # the one-shot question (SI §4.5, one scenario) asked 3 times: one prompt for the engine to evaluate
-KILL_SAMPLES = 4  # the five memory-1 scenarios (SI §4.1) asked 4 times each
-KILL_AFTER = 6
-"""The engine is killed once this many answers are cached: the second scenario's prompt, whose
-evaluation takes the longest, is then being asked (its replicates cost next to nothing)."""
+KILL_SAMPLES = 6
+"""The kill test asks the one-shot question under two framings, 6 times each. The engine evaluates each
+prompt once (its replicates then cost next to nothing) and is killed once the first framing's 6 answers
+are cached: it is then evaluating the second prompt, the longest step of the job."""
 SITE_PROFILE = {"slurm-status-command": "squeue", "slurm-no-account": True,
                 "slurm-init-seconds-before-status-checks": 2, "slurm-keep-successful-logs": True}
 CHAT_REQUEST = '"POST /v1/chat/completions HTTP/1.1" 200'
@@ -66,21 +66,19 @@ def served_entry(weights, ready_timeout_s: float = 120) -> dict:
 
 
 class ServingRun(Workflow):
-    """A scratch directory whose config serves ``models``: one IPD experiment, ``one_shot`` or the
-    memory-1 ``original``, framing none."""
+    """A scratch directory whose config serves ``models`` and asks them the one-shot question (SI §4.5)
+    ``samples`` times under each of ``framings``."""
 
-    def __init__(self, root, models: dict, experiment: str = "one_shot", samples: int = ANSWERS):
-        config = scripted_config({"unused": "TFT"}, samples=samples, framings=("none",))
+    def __init__(self, root, models: dict, samples: int = ANSWERS, framings: tuple = ("none",)):
+        config = scripted_config({"unused": "TFT"}, samples=samples, framings=framings)
         config["custom_providers"], config["models"] = {}, models
-        if experiment == "one_shot":
-            config["ipd"]["experiments"] = {"one_shot": {"kind": "one_shot", "framings": ["none"]}}
-        self.experiment = experiment
+        config["ipd"]["experiments"] = {"one_shot": {"kind": "one_shot", "framings": list(framings)}}
         super().__init__(root, config)
         (root / "site").mkdir()
         (root / "site" / "config.yaml").write_text(json.dumps(SITE_PROFILE))
 
     def slurm_command(self, *models: str) -> list[str]:
-        targets = [f"results/ipd/{self.experiment}/answers/{m}.parquet" for m in models]
+        targets = [f"results/ipd/one_shot/answers/{m}.parquet" for m in models]
         return self.command(*targets, "--profile", str(self.root / "site"),
                             "--workflow-profile", str(REPO / "profiles" / "slurm"))
 
@@ -90,7 +88,9 @@ class ServingRun(Workflow):
         return done.returncode, done.stdout + done.stderr
 
     def stats(self, model: str) -> dict:
-        return json.loads((self.root / f"results/ipd/{self.experiment}/answers/{model}.stats.json").read_text())[0]
+        """The model's job's counts, summed over the conditions (framings) it asked."""
+        entries = json.loads((self.root / f"results/ipd/one_shot/answers/{model}.stats.json").read_text())
+        return {name: sum(entry[name] for entry in entries) for name in ("calls", "cache_hits")}
 
     def cached(self) -> int:
         return len(list((self.root / "cache").glob("??/*.json")))
@@ -219,16 +219,16 @@ def test_the_rerun_asks_nothing_and_loads_no_weights(rerun):
 
 
 def test_a_server_killed_mid_run_stops_its_query_job_and_the_rerun_resumes_from_the_cache(cluster, tmp_path):
-    """SIGKILL to the engine once KILL_AFTER answers are cached: the query job stops with one line, the
+    """SIGKILL to the engine once one framing's answers are cached: the query job stops with one line, the
     answers received stay, and the rerun calls exactly the ones missing (the engine's access log agrees)."""
     weights = gguf_path("gemma3-270m-q4-k-m", MODEL_DIR)
-    flow = ServingRun(tmp_path, {"gs": served_entry(weights)}, "original", KILL_SAMPLES)
-    total = 5 * KILL_SAMPLES
+    flow = ServingRun(tmp_path, {"gs": served_entry(weights)}, KILL_SAMPLES, ("none", "saint"))
+    total = 2 * KILL_SAMPLES
     running = subprocess.Popen(flow.slurm_command("gs"), cwd=tmp_path, env=flow.environment(),
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 600
-        while flow.cached() < KILL_AFTER and time.monotonic() < deadline and running.poll() is None:
+        while flow.cached() < KILL_SAMPLES and time.monotonic() < deadline and running.poll() is None:
             time.sleep(0.1)
         engine = json.loads((tmp_path / "results/servers/gs.json").read_text())["engine_pid"]
         psutil.Process(engine).send_signal(signal.SIGKILL)
@@ -237,8 +237,8 @@ def test_a_server_killed_mid_run_stops_its_query_job_and_the_rerun_resumes_from_
         if running.poll() is None:
             running.kill()
     cached = flow.cached()
-    assert running.returncode != 0 and KILL_AFTER <= cached < total, output[-3000:]
-    query_log = flow.text("logs/ipd/original/gs.log")
+    assert running.returncode != 0 and KILL_SAMPLES <= cached < total, output[-3000:]
+    query_log = flow.text("logs/ipd/one_shot/gs.log")
     assert (f"job stopped: gs: the llama.cpp server on node {socket.gethostname()} exited with code -9; see "
             "logs/servers/gs.log. Every answer received is in the cache") in query_log
     assert engine_processes(str(weights)) == []

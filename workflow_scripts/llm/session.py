@@ -85,8 +85,10 @@ class Runtime:
         return cls(str(config["cache"]["dir"]), replay, dict(config["custom_providers"]), dict(config["embedded"]))
 
     def as_params(self) -> dict:
-        """JSON-able form for Snakemake params."""
-        return dataclasses.asdict(self)
+        """JSON-able form for Snakemake params (without ``served``: a job's inputs give it, not the config)."""
+        params = dataclasses.asdict(self)
+        del params["served"]
+        return params
 
     @classmethod
     def for_job(cls, params: Mapping, inputs) -> "Runtime":

@@ -154,6 +154,7 @@ class ServedServers:
         return address
 
     def log_file(self, spec: ServeSpec) -> Path:
+        """The log of a server this job or run starts (``<log_dir>/<model>.log``)."""
         return self.log_dir / f"{spec.model}.log"
 
     def failure(self, spec: ServeSpec) -> str | None:
