@@ -98,6 +98,27 @@ def test_the_identity_of_local_weights_is_their_digest(tmp_path):
     assert key(entry) != first
 
 
+def test_a_served_gguf_files_own_template_has_one_identity_however_it_is_named(tmp_path):
+    """llama.cpp without a chat template and with ``gguf`` both format with the file's own template: the
+    same key; a template of the pipeline's (gemma3) is another prompt format, another key."""
+    weights = tmp_path / "model.gguf"
+    weights.write_bytes(b"one")
+    entry = {"litellm_model": "openai/gemma", "serve": {"engine": "llama.cpp", "weights": str(weights)}}
+    assert ModelSpec.from_config("m", {**entry, "chat_template": "gguf"}).chat_template is None
+    assert key({**entry, "chat_template": "gguf"}) == key(entry)
+    assert key({**entry, "chat_template": "gemma3"}) != key(entry)
+
+
+@pytest.mark.parametrize("litellm_model", ["hosted_vllm/meta-llama/Llama-3.3-70B-Instruct",
+                                           "openai/meta-llama/Llama-3.3-70B-Instruct"])
+def test_a_served_model_has_no_batch_api(litellm_model):
+    """An engine's OpenAI server has no files and batches routes, whatever prefix litellm is given (openai/
+    alone would be reached as OpenAI's): batch: true is refused naming the field and why."""
+    entry = {**vllm_entry(), "litellm_model": litellm_model, "batch": True}
+    with pytest.raises(ConfigError, match=r"models\.m\.batch: true, .*\(a served model: the pipeline runs its server\)"):
+        ModelSpec.from_config("m", entry)
+
+
 def test_served_requests_switch_off_the_engines_own_sampler_defaults():
     """vLLM / SGLang fill unset samplers from the model's generation_config.json: the request says top_p 1,
     top_k -1, min_p 0, repetition_penalty 1 (values the config names win)."""
