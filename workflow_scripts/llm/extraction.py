@@ -230,7 +230,7 @@ def with_extracted_answers(answers: "pd.DataFrame", column: str) -> "pd.DataFram
     """
     if "extraction_status" not in answers.columns:
         return answers
-    taken = answers["extraction_status"].eq(EXTRACTED) & answers["extracted_answer"].notna()
+    taken = answers["extraction_status"].eq(EXTRACTED)
     out = answers.copy()
     out.loc[taken, column] = out.loc[taken, "extracted_answer"]
     out.loc[taken, "status"] = "valid"
