@@ -16,6 +16,7 @@ import pytest
 from tests.llm.fakes import ScriptedModel
 from tests.llm.test_real_answers import corpus
 from workflow_scripts.errors import ConfigError
+from workflow_scripts.llm.accounting import Accounted, JobStats
 from workflow_scripts.llm import Completion, Runtime, answer_record, ask_choice, open_models, records
 from workflow_scripts.llm.extraction import (
     EXTRACTION_PROMPT, Extracting, Extractor, extraction_messages, extraction_setting, extraction_template,
@@ -57,17 +58,19 @@ def test_a_reply_is_read_strictly(reply, options, expected):
 
 def ask_with_reader(texts, replies, max_reasks=1):
     model, reader = ScriptedModel(list(texts)), ScriptedModel(list(replies))
-    wrapped = Extracting(model, Extractor(reader, extraction_template()))
+    # as a job asks: its condition's counting wrapper around the session's model
+    wrapped = Accounted(Extracting(model, Extractor(reader, extraction_template())), JobStats())
     answer = asyncio.run(ask_choice(wrapped, QUESTION, LR, 3, max_reasks, NOTE, "q"))
     return answer, model.requests, reader.requests
 
 
 def test_an_answer_still_invalid_after_the_reasks_is_shown_once_to_the_reader():
     """Two unreadable answers (max_reasks 1): the reader is asked once, after the re-ask, about the last
-    answer verbatim with the options one a line; replicate 3/reask=1/extract; the answer stays invalid."""
+    answer verbatim with the options one a line; replicate ``extract`` (content-addressed); the answer stays invalid."""
     answer, asked, read = ask_with_reader(["hmm", "Picking R would hurt them; I am not sure."], ["R"])
     assert len(asked) == 2 and len(read) == 1
-    assert read[0].replicate == "3/reask=1/extract" and read[0].options == ("L", "R", "NONE")
+    assert read[0].replicate == "extract" and read[0].options == ("L", "R", "NONE")
+    assert read[0].label == "q replicate 3/reask=1 extract"
     prompt = read[0].messages[0]["content"]
     assert prompt_parts(prompt) == (["L", "R"], "Picking R would hurt them; I am not sure.")
     assert (answer.value, answer.status) == (None, INVALID)

@@ -17,8 +17,9 @@ move: an analysis counts extracted answers only when asked to (:func:`with_extra
 
 The extraction call goes through the extractor's own model stack (litellm, the response cache,
 budgets, accounting): its cache key holds the extractor's model and decoding, the prompt with the
-options and the answer, and the replicate ``<last attempt's replicate>/extract``, so a rerun makes no
-call and a changed prompt or extractor asks again. Off, nothing here runs: the cache keys and
+options and the answer, and the fixed replicate :data:`EXTRACT_REPLICATE`, so a rerun makes no call,
+the same unreadable text offered the same options is read once, and a changed prompt or extractor
+asks again. Off, nothing here runs: the cache keys and
 tables are those of a run without this module.
 """
 
@@ -42,7 +43,9 @@ EXTRACTION_STATUSES = (EXTRACTED, NOT_CHOSEN, REJECTED, NOT_ANSWERED)
 found no single commitment); ``rejected``: anything else; ``failed``: no reply came (provider failure,
 replay miss)."""
 NONE_REPLY = "NONE"
-EXTRACT_MARK = "/extract"
+EXTRACT_REPLICATE = "extract"
+"""The replicate of every extraction request: one answer text to one set of options is read once, in
+whichever question it came (a rerun, and a second question that got the same text, ask nothing)."""
 ANSWER_OPEN, ANSWER_CLOSE = "<<<ANSWER", "ANSWER>>>"
 EXTRACTION_PROMPT = f"""An answer to a question with a fixed set of options could not be read automatically.
 
@@ -98,20 +101,26 @@ class Extracting:
     """
 
     def __init__(self, model: LanguageModel, extractor: Extractor):
-        self.model, self.extractor, self.spec = model, extractor, model.spec
+        self.inner, self.extractor, self.spec = model, extractor, model.spec
 
     async def complete(self, request: Request) -> Completion:
         """The wrapped model's completion of ``request``."""
-        return await self.model.complete(request)
+        return await self.inner.complete(request)
 
     async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
         """The wrapped model's completions of ``requests``."""
-        return await self.model.complete_batch(requests)
+        return await self.inner.complete_batch(requests)
 
 
 def extractor_of(model: LanguageModel) -> Extractor | None:
-    """The extractor of a job's model, or None when extraction is off."""
-    return model.extractor if isinstance(model, Extracting) else None
+    """The extractor of a job's model, or None when extraction is off. Wrappers a job adds around its
+    models (a condition's :class:`~workflow_scripts.llm.accounting.Accounted` counts) keep what they wrap
+    in ``inner``: the chain is followed down to the :class:`Extracting` of the session, if any."""
+    while model is not None:
+        if isinstance(model, Extracting):
+            return model.extractor
+        model = getattr(model, "inner", None)
+    return None
 
 
 def extraction_template(text: str = EXTRACTION_PROMPT) -> PromptTemplate:
@@ -170,8 +179,8 @@ async def extract(extractor: Extractor, options: Sequence[str], answer: str, rep
         extractor: the second reader.
         options: the options the question offered.
         answer: the unreadable answer, verbatim.
-        replicate: the replicate of the attempt that gave ``answer``; the request's is
-            ``<replicate>/extract``.
+        replicate: the replicate of the attempt that gave ``answer`` (for the request's label; the
+            request's own replicate is :data:`EXTRACT_REPLICATE`).
         label: the question's name in logs and errors.
 
     Returns:
@@ -182,9 +191,9 @@ async def extract(extractor: Extractor, options: Sequence[str], answer: str, rep
         PermanentQueryError: from the extractor's provider.
     """
     asked = tuple(dict.fromkeys([*options, NONE_REPLY]))
-    replicate = f"{replicate}{EXTRACT_MARK}"
     messages = extraction_messages(extractor.prompt, options, answer)
-    completion = await extractor.model.complete(Request(messages, replicate, asked, f"{label} {replicate}".strip()))
+    name = f"{label} replicate {replicate} {EXTRACT_REPLICATE}".strip()
+    completion = await extractor.model.complete(Request(messages, EXTRACT_REPLICATE, asked, name))
     text = completion.text if completion.failure is None else None
     value, status = read_extraction(text, options)
     return Extraction(value, status, extractor.model.spec.name, text, completion.key, completion.cost_usd)
