@@ -36,11 +36,11 @@ def runs(tmp_path_factory):
     run.write_config(config)
     run.run()
     counted = pd.read_csv(results / "counts.csv"), pd.read_csv(results / "estimates.csv"), run.provider_calls()
-    return results, plain, counted
+    return results, plain, counted, pd.read_csv(results / "invalid_rates.csv")
 
 
 def test_each_invalid_answer_is_shown_once_to_the_reader_and_kept_apart(runs):
-    results, (_, calls, names), _ = runs
+    results, (_, calls, names), *_ = runs
     assert calls == 21 and names.count("text:R") == 1
     answers = pd.read_parquet(results / "answers.parquet")
     assert len(answers) == 10 and set(answers["status"]) == {"invalid"} and answers["action"].isna().all()
@@ -49,8 +49,16 @@ def test_each_invalid_answer_is_shown_once_to_the_reader_and_kept_apart(runs):
 
 
 def test_the_tables_count_extracted_answers_only_when_asked_and_the_switch_asks_nothing(runs):
-    _, (plain, calls, _), (counted, estimates, calls_after) = runs
+    _, (plain, calls, _), (counted, estimates, calls_after), _ = runs
     assert plain["n_valid"].tolist() == [0] * 5 and plain["n_invalid"].tolist() == [2] * 5
     assert counted["n_valid"].tolist() == [2] * 5 and counted["n_R"].tolist() == [2] * 5
     assert counted["n_invalid"].tolist() == [0] * 5 and estimates["p_L"].tolist() == [0.0] * 5
     assert calls_after == calls   # switching the analysis option reran no query job
+
+
+def test_the_invalid_rates_stay_those_of_the_reader_and_count_the_extractions(runs):
+    """Counting extracted answers changes no invalid rate: 2 questions per scenario, 10 in all, all invalid,
+    all 10 extracted by the second reader."""
+    *_, invalid = runs
+    assert invalid["questions"].sum() == 10 and invalid["invalid_rate"].tolist() == [1.0]
+    assert invalid["extraction_extracted"].sum() == 10 and invalid["extraction_rejected"].sum() == 0
