@@ -47,7 +47,7 @@ def play(tmp_path, model_entry, games=10, replay=False, budget=None):
 
 def entries(tmp_path) -> dict[str, dict]:
     """Every cache entry of the run under tmp_path, by key."""
-    return {path.stem: json.loads(path.read_text()) for path in (tmp_path / "cache").glob("*/*.json")}
+    return {path.stem: json.loads(path.read_text()) for path in (tmp_path / "cache").glob("??/*.json")}
 
 
 def expected_calls(groups: int, size: int, n: int) -> int:
@@ -253,15 +253,16 @@ def test_replay_names_the_missing_seats_not_a_probe(tmp_path, stub):
 
 @pytest.mark.slow  # a cell of games through the stub
 def test_the_budget_stops_a_group_before_its_call_and_a_rerun_goes_on(tmp_path, stub):
-    """A cap reached after the first calls (those in flight finish: max_concurrency 8): the next
-    groups are not asked (the job ends incomplete, every answer kept); without the cap the rerun asks
-    only the rest: over both runs every one of the 600 questions was answered by exactly one choice."""
+    """A cap reached within the first round (calls in flight finish: max_concurrency 8, and a call
+    that starts while the spend is below the cap goes): the round's other calls are not asked (the
+    job ends incomplete, every answer kept); without the cap the rerun asks only the rest: over both
+    runs every one of the 600 questions was answered by exactly one choice."""
     model = entry(stub, "sure:1.0", capabilities={"n": 16})
     with pytest.raises(JobIncomplete, match="not asked"):
         play(tmp_path / "capped", model, budget=Budget(total=0.0005))
     first = stub.outcomes()
     records, counts = play(tmp_path / "capped", model)
-    assert 0 < len(first) <= 8 and counts["calls"] == len(stub.outcomes()) - len(first)
+    assert 0 < len(first) < 2 * SEATS and counts["calls"] == len(stub.outcomes()) - len(first)
     assert sum(o["n"] for o in stub.outcomes()) == 600 and [r.outcome.pool for r in records] == [120] * 10
 
 
@@ -291,3 +292,49 @@ def test_actual_play_games_of_a_self_pair_share_their_calls(tmp_path, stub):
     assert [o["n"] for o in stub.outcomes()] == [4] * 6 and len({r["cache_key"] for r in rows}) == 24
     again, recount = run()
     assert recount["calls"] == 0 and [r["cache_key"] for r in again] == [r["cache_key"] for r in rows]
+
+
+# --- batch mode: a round's groups in one batch ---
+
+@pytest.fixture
+def batch_stub(tmp_path, monkeypatch):
+    from tests.batch_stub import BatchStubServer
+
+    monkeypatch.setenv("STUB_BATCH_KEY", "sk-dummy-batch")
+    with BatchStubServer(tmp_path / "stub.jsonl") as server:
+        yield server
+
+
+def batch_records(tmp_path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((tmp_path / "cache" / "batches").glob("*.json"),
+                                                      key=lambda p: p.stat().st_mtime_ns)]
+
+
+@pytest.mark.slow  # ten batches through litellm's batch API and the stub
+def test_batch_mode_asks_a_rounds_groups_as_lines_of_n(tmp_path, batch_stub):
+    """batch: true with n: each round is one batch whose lines are the round's groups (n = 10, or two
+    twin lines of 5 while the check is due): 10 batches, 71 lines for 600 questions, as the synchronous
+    calls would be; the synchronous pass makes no call and every seat has its own entry."""
+    model = entry(batch_stub, "sure:1.0", capabilities={"n": 16}, batch=True, batch_poll_s=0.001,
+                  api_key_env="STUB_BATCH_KEY")
+    records, counts = play(tmp_path, model)
+    made = batch_records(tmp_path)
+    assert batch_stub.batches.created == len(made) == ROUNDS and counts["calls"] == 0
+    assert sum(len(r["custom_ids"]) for r in made) == expected_calls(ROUNDS * SEATS, 10, 16)
+    assert [o["n"] for o in batch_stub.outcomes()].count(5) == 2 * 11 and [r.outcome.pool for r in records] == [120] * 10
+    stored = entries(tmp_path)
+    assert len(stored) == 600 and all("provider_batch_id" in e["response"] and "call" in e["batch"] for e in stored.values())
+
+
+@pytest.mark.slow  # ten batches through litellm's batch API and the stub
+def test_batch_mode_asks_a_rounds_log_probability_requests_and_draws_in_the_pre_pass(tmp_path, batch_stub):
+    """batch: true with draws: each round's batch holds one log-probability request per group (and the
+    lone questions); once they are answered the pre-pass draws the seats and plays on, so the ten rounds
+    are ten batches and the synchronous pass makes no call."""
+    model = entry(batch_stub, "sure:0.99", answer_format="grammar", capabilities={"logprobs": True}, batch=True,
+                  batch_poll_s=0.001, api_key_env="STUB_BATCH_KEY")
+    records, counts = play(tmp_path, model, games=4)
+    made = batch_records(tmp_path)
+    assert batch_stub.batches.created == len(made) == ROUNDS and counts["calls"] == 0
+    rows = tables(records)["decisions"].to_pylist()
+    assert sum(row["drawn"] for row in rows) >= 4 * SEATS and counts["cache_hits"] == 4 * ROUNDS * SEATS

@@ -49,10 +49,12 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Awaitable, Callable, Mapping
 
 from workflow_scripts.llm.base import OneOfBatch, PermanentQueryError, Request
 from workflow_scripts.llm.cache import ResponseCache, completion_of, find
+from workflow_scripts.llm.grouping import DRAWS, BatchLine, CheckState, GroupAsker, batch_lines, with_call
 from workflow_scripts.llm.spec import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -65,27 +67,47 @@ QUIET_STEPS = 200
 
 class Frontier(OneOfBatch):
     """A model of the batch pre-pass: cached requests answered from the cache, missing ones held
-    (never answered); those of a batch model are collected in :attr:`held` (key -> request)."""
+    (never answered); those of a batch model are collected in :attr:`held` (key -> request). A
+    round's group that the model answers by draws (:mod:`workflow_scripts.llm.grouping`) holds its
+    log-probability request instead, and once that is cached is drawn here, so the game goes on."""
 
     def __init__(self, spec: ModelSpec, cache: ResponseCache, activity: list):
         self.spec, self.cache, self.activity = spec, cache, activity
         self.held: dict[str, Request] = {}
+        self.groups = GroupAsker(spec, SimpleNamespace(complete_batch=self._held_batch), None, self._drawn, self._probe,
+                                 first_waits=False)
 
     async def complete_batch(self, requests):
-        results, missing = [], False
-        for request in requests:
-            key = self.spec.cache_key(request)
+        results, missing = {}, []
+        keys = [self.spec.cache_key(request) for request in requests]
+        for key, request in zip(keys, requests):
             entry, _ = find(self.cache, self.spec, request, key, quarantine=False)
             if entry is None:
-                missing = True
-                if self.spec.batch:
-                    self.held.setdefault(key, request)
+                missing.append((key, request))
             else:
-                results.append(completion_of(entry, from_cache=True))
+                results[key] = completion_of(entry, from_cache=True)
         self.activity.append(1)
-        if missing:
-            await asyncio.Event().wait()  # held until the pre-pass ends
-        return results
+        if len(missing) > 1 and missing[0][1].grouped and self.groups.mode == DRAWS:
+            await self.groups.ask(missing, results)
+        elif missing:
+            await self._held_batch([request for _, request in missing])
+        return [results[key] for key in keys]
+
+    async def _held_batch(self, requests):
+        """Hold ``requests`` (collected for a batch model) until the pre-pass ends."""
+        for request in requests:
+            if self.spec.batch:
+                self.held.setdefault(self.spec.cache_key(request), request)
+        await asyncio.Event().wait()
+
+    async def _probe(self, request):
+        entry, _ = find(self.cache, self.spec, request, quarantine=False)
+        if entry is None:
+            await self._held_batch([request])
+        return completion_of(entry, from_cache=True)
+
+    def _drawn(self, key: str, entry: dict):
+        return completion_of(self.cache.put(key, entry), from_cache=False)
 
 
 async def _held(play: Callable[[dict], Awaitable], models: dict, activity: list) -> None:
@@ -148,7 +170,7 @@ def run_batches(entries: Mapping[str, Mapping], runtime, label: str, play: Calla
     report = BatchReport()
     if runtime.replay or not any(spec.batch for spec in specs.values()):
         return report
-    cache, tried = ResponseCache(runtime.cache_dir), set()
+    cache, tried, checks = ResponseCache(runtime.cache_dir), set(), {name: CheckState() for name in specs}
     while True:
         held = {name: {k: r for k, r in requests.items() if k not in tried}
                 for name, requests in frontier(play, specs, cache).items()}
@@ -157,7 +179,7 @@ def run_batches(entries: Mapping[str, Mapping], runtime, label: str, play: Calla
             return report
         for name, requests in held.items():
             tried.update(requests)
-            Submission(specs[name], cache, label, requests, halt).run(report)
+            Submission(specs[name], cache, label, requests, halt, checks[name]).run(report)
 
 
 class BatchError(PermanentQueryError):
@@ -174,11 +196,15 @@ class Submission:
         label: the job's name.
         requests: {cache key: request} to ask.
         halt: see :func:`run_batches`.
+        check: the model's identical-choice check (a round's identical requests go in lines of ``n``:
+            :func:`~workflow_scripts.llm.grouping.batch_lines`).
     """
 
     def __init__(self, spec: ModelSpec, cache: ResponseCache, label: str, requests: Mapping[str, Request],
-                 halt: Callable[[], str | None] | None = None):
+                 halt: Callable[[], str | None] | None = None, check: CheckState | None = None):
         self.spec, self.cache, self.requests, self.halt = spec, cache, dict(requests), halt
+        self.check = check or CheckState()
+        self.lines = {line.custom_id: line for line in batch_lines(spec, self.requests, self.check)}
         self.provider, _, self.provider_model = spec.litellm_model.partition("/")
         digest = hashlib.sha256("\n".join(sorted(self.requests)).encode()).hexdigest()[:16]
         self.record_path = cache.root / "batches" / f"{_slug(label)}-{_slug(spec.name)}-{digest}.json"
@@ -208,10 +234,10 @@ class Submission:
         log.info("%s: batch %s%s kept %d of %d answers; %d asked synchronously", self.spec.name, batch.id, note,
                  kept, len(self.requests), len(self.requests) - kept)
 
-    def body(self, request: Request) -> dict:
-        """The ``/v1/chat/completions`` body the synchronous call of ``request`` sends (one sample;
-        ``extra_body`` merged in, as the OpenAI client merges it)."""
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
+    def body(self, line: BatchLine) -> dict:
+        """The ``/v1/chat/completions`` body the synchronous call of ``line`` sends (one sample, or
+        ``n`` for a group's replicates; ``extra_body`` merged in, as the OpenAI client merges it)."""
+        params = line.params(self.spec)
         extra = params.pop("extra_body", None) or {}
         return {**params, **extra, "model": self.provider_model}
 
@@ -234,8 +260,8 @@ class Submission:
     def _submit(self) -> dict:
         import litellm
 
-        lines = [json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": self.body(request)})
-                 for key, request in self.requests.items()]
+        lines = [json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": self.body(line)})
+                 for key, line in self.lines.items()]
         try:
             uploaded = litellm.create_file(file=("requests.jsonl", io.BytesIO("\n".join(lines).encode())),
                                            purpose="batch", custom_llm_provider=self.provider, **self._transport())
@@ -249,7 +275,7 @@ class Submission:
                              f"api_base, api_key_env) or set models.{self.spec.name}.batch: false") from error
         record = {"batch_id": batch.id, "input_file_id": uploaded.id, "model": self.spec.name,
                   "litellm_model": self.spec.litellm_model, "status": batch.status, "ended": False,
-                  "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "custom_ids": list(self.requests)}
+                  "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "custom_ids": list(self.lines)}
         self._write(record)
         log.info("%s: submitted batch %s of %d requests; recorded in %s", self.spec.name, batch.id,
                  len(self.requests), self.record_path)
@@ -291,24 +317,38 @@ class Submission:
 
         lines = [json.loads(line) for line in content.content.decode("utf-8").splitlines() if line.strip()]
         provider = LiteLLMModel(self.spec)
-        return sum(self._stored(line, batch.id, provider) for line in lines)
+        answered = {line.get("custom_id"): self._answers(line, provider) for line in lines}
+        return sum(self._stored(custom_id, completions, batch.id, answered)
+                   for custom_id, completions in answered.items() if completions)
 
-    def _stored(self, line: dict, batch_id: str, provider) -> bool:
-        """Store one output line's answer (True), or leave it to the synchronous pass (False);
-        ``provider`` (a :class:`~workflow_scripts.llm.provider.LiteLLMModel`) builds the entry."""
+    def _answers(self, line: dict, provider) -> list | None:
+        """The completions of one output line (one per request it answers), or None for a line left to
+        the synchronous pass; ``provider`` (a :class:`~workflow_scripts.llm.provider.LiteLLMModel`)
+        builds the entries."""
         import litellm
 
-        request, response = self.requests.get(line.get("custom_id")), line.get("response") or {}
-        if request is None or line.get("error") or response.get("status_code") != 200:
-            return False
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
+        asked, response = self.lines.get(line.get("custom_id")), line.get("response") or {}
+        if asked is None or line.get("error") or response.get("status_code") != 200:
+            return None
         raw = litellm.ModelResponse(**response["body"])
-        completion = provider.answers_of([request], params, raw, 0.0, 0)[0]
-        entry = dict(completion.entry)
-        entry["cost_usd"] = _batch_cost(self.spec, entry.get("usage") or {})
-        entry["response"] = {**entry["response"], "provider_batch_id": batch_id}
-        self.cache.put(line["custom_id"], entry)
-        return True
+        completions = provider.answers_of([r for _, r in asked.members], asked.params(self.spec), raw, 0.0, 0)
+        return with_call([key for key, _ in asked.members], completions)
+
+    def _stored(self, custom_id: str, completions: list, batch_id: str, answered: Mapping) -> int:
+        """Store a line's answers under their keys; the number stored (0 for a checked line whose twin
+        convicts the model: both are left to the synchronous pass)."""
+        line = self.lines[custom_id]
+        twin = answered.get(line.twin) if line.twin is not None else None
+        if twin and self.check.observe([[c.text for c in completions], [c.text for c in twin]]) is True:
+            log.warning("%s: the choices of two batch lines of one question came back identical within each line but "
+                        "different between them; their answers are left to the synchronous pass", self.spec.name)
+            return 0
+        for (key, _), completion in zip(line.members, completions):
+            entry = dict(completion.entry)
+            entry["cost_usd"] = _batch_cost(self.spec, entry.get("usage") or {}) if completion.batch_index == 0 else 0.0
+            entry["response"] = {**entry["response"], "provider_batch_id": batch_id}
+            self.cache.put(key, entry)
+        return len(completions)
 
     def _transport(self) -> dict:
         transport = {"timeout": self.spec.timeout}

@@ -57,6 +57,7 @@ import dataclasses
 import datetime as dt
 import logging
 import random
+from dataclasses import dataclass
 from typing import Awaitable, Callable, Mapping, Sequence
 
 from workflow_scripts.llm.base import Completion, Request
@@ -216,11 +217,14 @@ class GroupAsker:
         store_entry: stores a cache entry under a key, returns its completion (not from the cache).
         probe: the cached completion of one request (asked through the cache: looked up, locked,
             stored).
+        first_waits: the groups of a question wait for the verdict of its first log-probability
+            request (False: the batch pre-pass, where a request waits for its batch).
     """
 
-    def __init__(self, spec: ModelSpec, inner, store: Store, store_entry: Callable[[str, dict], Completion],
-                 probe: Callable[[Request], Awaitable[Completion]]):
+    def __init__(self, spec: ModelSpec, inner, store: Store | None, store_entry: Callable[[str, dict], Completion],
+                 probe: Callable[[Request], Awaitable[Completion]], first_waits: bool = True):
         self.spec, self.inner, self.store, self.store_entry, self.probe = spec, inner, store, store_entry, probe
+        self.first_waits = first_waits
         self.mode = grouping_mode(spec)
         self.check = CheckState()
         self.no_draws: dict[tuple[str, ...], str] = {}
@@ -308,21 +312,24 @@ class GroupAsker:
         """Whether a group with these options is drawn: not after its options' first log-probability
         request could not be used; while that first request is out, the others wait for it."""
         first = self._first_draws.get(options)
-        if first is None:
+        if first is None and self.first_waits:
             self._first_draws[options] = asyncio.get_running_loop().create_future()
             return True
-        if not first.done():
+        if first is not None and not first.done():
             await asyncio.shield(first)
         return options not in self.no_draws
 
     def _settle(self, options: tuple[str, ...], reason: str | None) -> None:
-        """The verdict of the options' first log-probability request (None: usable)."""
-        if reason is not None and options not in self.no_draws and not self._first_draws[options].done():
+        """The verdict of a log-probability request (None: usable); the first of its options decides
+        for the job's later ones."""
+        first = self._first_draws.get(options)
+        if first is None or first.done():
+            return
+        if reason is not None:
             self.no_draws[options] = reason
             log.warning("%s: log-probabilities cannot give the answers %s exactly (%s): one call per replicate "
                         "for these options in this job", self.spec.name, list(options), reason)
-        if not self._first_draws[options].done():
-            self._first_draws[options].set_result(reason is None)
+        first.set_result(reason is None)
 
     async def _draws(self, asked, results: dict) -> None:
         """One log-probability request, then a local draw per replicate (module docstring)."""
@@ -376,3 +383,48 @@ async def _all(coroutines: Sequence[Awaitable]) -> None:
     errors = [e for e in ended if isinstance(e, BaseException)]
     if errors:
         raise errors[0]
+
+
+@dataclass(frozen=True)
+class BatchLine:
+    """One line of a batch (:mod:`workflow_scripts.llm.batch`): the requests it answers (one, or a
+    group's replicates asked with ``n``), under the key of its first; ``twin``: the custom id of the
+    other line of a checked group (module docstring, identical choices)."""
+
+    members: tuple[tuple[str, Request], ...]
+    twin: str | None = None
+
+    @property
+    def custom_id(self) -> str:
+        return self.members[0][0]
+
+    def params(self, spec: ModelSpec) -> dict:
+        """What the line asks: its first request's parameters, with ``n`` for several replicates."""
+        first = self.members[0][1]
+        return spec.request_params(list(first.messages), first.replicate, first.options, first.logprobs,
+                                   len(self.members))
+
+
+def batch_lines(spec: ModelSpec, requests: Mapping[str, Request], check: CheckState) -> list[BatchLine]:
+    """The lines of a batch of ``requests`` (cache key -> request): with the ``n`` mode, each group of
+    a round's identical requests in lines of up to ``capabilities.n`` (two twin lines while the
+    check is due, one line per request once the model is convicted); every other request a line of
+    its own (a group drawn from log-probabilities is not a batch request: its log-probability request
+    is one, asked by the model's pre-pass)."""
+    groups: dict[tuple, list[tuple[str, Request]]] = {}
+    lines: list[BatchLine] = []
+    for key, request in requests.items():
+        if request.grouped and grouping_mode(spec) == N_SAMPLES and not check.broken:
+            groups.setdefault(group_key(request), []).append((key, request))
+        else:
+            lines.append(BatchLine(((key, request),)))
+    size = spec.samples_per_call
+    for members in groups.values():
+        for start in range(0, len(members), size):
+            chunk = tuple(members[start:start + size])
+            if len(chunk) > 1 and check.due(len(chunk)):
+                half = (len(chunk) + 1) // 2
+                lines += [BatchLine(chunk[:half], chunk[half][0]), BatchLine(chunk[half:], chunk[0][0])]
+            else:
+                lines.append(BatchLine(chunk))
+    return lines
