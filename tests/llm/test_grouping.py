@@ -6,6 +6,7 @@ budget, and an engine whose n choices are one draw."""
 import asyncio
 import json
 import math
+from collections import Counter
 
 import pytest
 
@@ -38,9 +39,9 @@ def entry(stub, player, **fields):
             "max_concurrency": 8, "pricing": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}, **fields}
 
 
-def play(tmp_path, model_entry, games=10, replay=False, budget=None):
-    """One cell (p = 0.5) of ``games`` self-play games; (records, counts of the model)."""
-    records, counts = run_job(crg_job(games=games), prompter_for("base"), {"m": model_entry},
+def play(tmp_path, model_entry, games=10, replay=False, budget=None, p=(0.5,)):
+    """One cell (p = 0.5; or one per risk of ``p``) of ``games`` self-play games; (records, counts of the model)."""
+    records, counts = run_job(crg_job(games=games, p=p), prompter_for("base"), {"m": model_entry},
                               Runtime(str(tmp_path / "cache"), replay=replay), budget)
     return records, counts["m"]
 
@@ -66,6 +67,7 @@ def test_the_mode_follows_the_model():
         return grouping_mode(ModelSpec.from_config("m", {"litellm_model": "openai/x", **fields}))
     exact = {"answer_format": "grammar", "capabilities": {"logprobs": True}, "decoding": {"temperature": 1.0}}
     assert mode(capabilities={"n": 8}) == N_SAMPLES and mode(**exact) == DRAWS
+    assert mode(**{**exact, "capabilities": {"logprobs": True, "n": 8}}) == N_SAMPLES  # n first, as the issue orders
     assert mode(**{**exact, "grouping": "n"}) == SEPARATE and mode(**{**exact, "grouping": "separate"}) == SEPARATE
     assert mode(capabilities={"n": 8}, grouping="separate") == SEPARATE
     assert mode(**{**exact, "answer_format": "free_text"}) == SEPARATE  # the first token is not the answer
@@ -174,9 +176,10 @@ def test_a_partial_rerun_asks_only_the_missing_seats_together(tmp_path, stub):
 def test_an_engine_whose_n_choices_are_one_draw_is_convicted_and_asked_apart(tmp_path, stub, caplog):
     """same_n: every call's choices repeat one draw. A round-1 group checked in two calls of 3 that
     repeat different answers convicts the model: that group is asked one call per seat (its entries
-    keep the discarded text), and so is every later question (n = 1)."""
+    keep the discarded text), and so is every later question (n = 1), the second cell's round-1 groups
+    of six too."""
     model = entry(stub, "sure:0.5;same_n", capabilities={"n": 16})
-    records, counts = play(tmp_path, model, games=6)
+    records, counts = play(tmp_path, model, games=6, p=(0.5, 0.9))
     assert "came back identical" in caplog.text
     calls = stub.outcomes()
     assert counts["calls"] == len(calls) and counts["discarded"] > 0 and counts["discarded"] % 6 == 0
@@ -184,7 +187,7 @@ def test_an_engine_whose_n_choices_are_one_draw_is_convicted_and_asked_apart(tmp
     stored = entries(tmp_path)
     replaced = [e for e in stored.values() if "discarded" in (e.get("grouping") or {})]
     assert replaced and all("batch" not in e for e in replaced)
-    later = [row for row in tables(records)["decisions"].to_pylist() if row["round"] > 1]
+    later = [row for row in tables(records)["decisions"].to_pylist() if row["round"] > 1 or row["p"] == 0.9]
     assert all(row["call_key"] == row["cache_key"] and row["call_choice"] == 0 for row in later)
 
 
@@ -202,8 +205,10 @@ def test_draws_from_one_log_probability_request_are_the_answers_asked_apart(tmp_
     apart_records, apart_counts = play(tmp_path / "apart", entry(stub, "sure:0.7", grouping="separate", **exact),
                                        games=4)
     assert [r.final.rounds for r in drawn_records] == [r.final.rounds for r in apart_records]
-    assert apart_counts["calls"] == 240 and counts["calls"] < 240 and len(probes) >= SEATS
-    assert counts["calls"] == len(stub.outcomes()) - 240
+    questions = Counter((r, s, game.final.rounds[:r - 1]) for game in apart_records
+                        for r in range(1, ROUNDS + 1) for s in range(SEATS))  # a seat's question: its history
+    assert len(probes) == sum(k > 1 for k in questions.values())  # one request per group of two or more
+    assert counts["calls"] == len(stub.outcomes()) - 240 == len(questions)  # lone questions: one call each
     rows = tables(drawn_records)["decisions"].to_pylist()
     stored = entries(tmp_path / "drawn")
     drawn_rows = [row for row in rows if row["drawn"]]

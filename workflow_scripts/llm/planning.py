@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, fields
 from workflow_scripts.llm.base import Completion, Request
 from workflow_scripts.llm.cache import ResponseCache, completion_of, find
 from workflow_scripts.llm.choice import PREVIOUS_ANSWER_CHARS, attempt_of, reask_messages
-from workflow_scripts.llm.grouping import CHECKS, DRAWS, MIN_CHECKED, SEPARATE, grouping_mode
+from workflow_scripts.llm.grouping import DRAWS, SEPARATE, CheckState, grouping_mode
 from workflow_scripts.llm.pricing import tokens_cost
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate
@@ -138,7 +138,7 @@ class Planned:
     fallback_samples: int | None = None
     tally: Tally = field(default_factory=Tally)
     _growth: dict = field(default_factory=dict, repr=False)
-    _checks: int = field(default=0, repr=False)
+    _check: CheckState = field(default_factory=CheckState, repr=False)
 
     async def complete(self, request: Request) -> Completion:
         return (await self.complete_batch([request]))[0]
@@ -170,7 +170,8 @@ class Planned:
 
     def _grouped_calls(self, size: int) -> list[tuple[int, bool]]:
         """Per missing request of a group of ``size``: (calls it starts, whether it bills an answer)
-        in the model's grouping mode, the identical-choice check's second call included."""
+        in the model's grouping mode, the identical-choice check's second calls included (a model
+        whose choices never differ: :class:`~workflow_scripts.llm.grouping.CheckState`)."""
         mode = grouping_mode(self.spec)
         if mode == DRAWS:
             return [(int(i == 0), i == 0) for i in range(size)]
@@ -179,9 +180,7 @@ class Planned:
         n, calls = self.spec.samples_per_call, []
         for start in range(0, size, n):
             chunk = min(n, size - start)
-            checked = chunk >= MIN_CHECKED and self._checks < CHECKS
-            self._checks += checked
-            calls += [(1 + checked, True)] + [(0, True)] * (chunk - 1)
+            calls += [(1 + self._check.due(chunk), True)] + [(0, True)] * (chunk - 1)
         return calls
 
     def _count_missing(self, request: Request, reasks: int, first_of_call: bool = True,
