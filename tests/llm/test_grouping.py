@@ -343,3 +343,23 @@ def test_batch_mode_asks_a_rounds_log_probability_requests_and_draws_in_the_pre_
     assert batch_stub.batches.created == len(made) == ROUNDS and counts["calls"] == 0
     rows = tables(records)["decisions"].to_pylist()
     assert sum(row["drawn"] for row in rows) >= 4 * SEATS and counts["cache_hits"] == 4 * ROUNDS * SEATS
+
+
+@pytest.mark.slow  # batches through litellm's batch API and the stub
+def test_batch_lines_that_convict_the_model_are_not_stored(tmp_path, batch_stub, caplog):
+    """batch: true, n, an engine whose n choices are one draw: round 1's groups go as twin lines of 3;
+    a pair whose lines each repeat one answer, but different answers, is not stored (left to the
+    synchronous pass, which checks again and asks apart). No stored pair of batch lines of one
+    question has that pattern."""
+    model = entry(batch_stub, "sure:0.5;same_n", capabilities={"n": 16}, batch=True, batch_poll_s=0.001,
+                  api_key_env="STUB_BATCH_KEY")
+    play(tmp_path, model, games=6)
+    assert "left to the synchronous pass" in caplog.text and "came back identical" in caplog.text
+    by_question: dict = {}
+    for item in entries(tmp_path).values():
+        if "provider_batch_id" in item["response"] and "batch" in item:
+            question = json.dumps(item["request"]["params"]["messages"])
+            by_question.setdefault(question, {}).setdefault(item["batch"]["call"], []).append(item["response"]["text"])
+    stored = [list(calls.values()) for calls in by_question.values()]
+    assert stored and not any(identical_choice_fault(calls) for calls in stored)
+    assert len([o for o in batch_stub.outcomes() if o["outcome"] == "batch:answered"]) == 2 * SEATS
