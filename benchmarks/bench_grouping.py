@@ -21,7 +21,7 @@ game (the first option). Re-asks are not counted (every answer is read at once).
 3. **The default grid** (``config/config.yaml``, one game per cell) per model the same way; with
    ``--run-dir``, also a finished run's own counts there: answers and provider calls of its query
    jobs (``results/**/*query_stats.csv``) and the answers drawn from a log-probability request
-   (column ``drawn`` of its answer tables).
+   (column ``drawn`` of its merged answer tables).
 
 Usage::
 
@@ -186,9 +186,9 @@ def part_run(run_dir: Path) -> None:
         return
     counts = pd.concat(stats)
     drawn = 0
-    for path in run_dir.glob("results/**/*.parquet"):
+    for path in [*run_dir.glob("results/crg/*.parquet"), *run_dir.glob("results/ipd/*/*.parquet")]:  # merged tables
         columns = pq.read_schema(path).names
-        if "drawn" in columns and "cache_key" in columns:
+        if "drawn" in columns:
             drawn += int(pq.read_table(path, columns=["drawn"]).column("drawn").to_pandas().fillna(False).sum())
     print(f"\n## 3b. The run in {run_dir}\n")
     print(f"answers {int(counts['answers'].sum())}, provider calls {int(counts['calls'].sum())}, cache hits "

@@ -62,14 +62,12 @@ from typing import Awaitable, Callable, Mapping, Sequence
 
 from workflow_scripts.llm.base import Completion, Request
 from workflow_scripts.llm.choice import probabilities_of
+from workflow_scripts.llm.keys import canonical_json
 from workflow_scripts.llm.spec import ModelSpec, derived_seed
 
 log = logging.getLogger(__name__)
 N_SAMPLES, DRAWS, SEPARATE = "n", "logprobs", "separate"
 """The modes of :func:`grouping_mode`."""
-GROUPINGS = ("auto", "n", SEPARATE)
-"""Values of ``models.<name>.grouping``: ``auto`` (``n``, else draws from log-probabilities where
-exact, else separate calls), ``n`` (never local draws), ``separate`` (one call per replicate)."""
 PROBE_REPLICATE = "grouped/logprobs"
 """Replicate of a group's log-probability request (one per question, whatever the group)."""
 MIN_CHECKED = 4
@@ -102,8 +100,6 @@ def draws_exact(spec: ModelSpec) -> bool:
 def group_key(request: Request) -> tuple:
     """What requests of one model share when they are one question: messages, options and the
     log-probability flag (the request identity of the cache key without the replicate)."""
-    from workflow_scripts.llm.keys import canonical_json
-
     return canonical_json(list(request.messages)), tuple(request.options), request.logprobs
 
 
@@ -348,8 +344,10 @@ class GroupAsker:
             return
         probabilities = probabilities_of(self.spec, done, first.options)
         usable = probabilities is not None and probabilities.values is not None
-        self._settle(first.options, None if usable else probabilities.fallback if probabilities else "no answer")
+        reason = None if usable else probabilities.fallback if probabilities else "no answer"
+        self._settle(first.options, reason)
         if not usable:
+            log.info("%s: %s: one call per replicate (%s)", self.spec.name, probe.label, reason)
             await self._separately(asked, results, unused=done)
             return
         for index, (key, request) in enumerate(asked):
