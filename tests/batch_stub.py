@@ -8,6 +8,10 @@ stub's own ``/v1/chat/completions`` over HTTP (logged with outcome ``batch:answe
 answer is what a synchronous call of the same body gets. Faults, set on the server:
 
 - ``fail_every = k``: lines 0, k, 2k, ... (in the input file's order) go to the error file;
+- ``status_every = k``: lines 1, 1 + k, 1 + 2k, ... stay in the output file with a non-200 status and an
+  error body (as OpenAI writes a request the model endpoint rejected), never an answer;
+- a batch removed from ``BatchState.batches`` (a test clears it) is unknown: its retrieval is a 404, as
+  for a batch expired from the provider's storage;
 - ``end_as = "expired"`` / ``"cancelled"``: the batch ends so, its output holding only the first
   ``keep`` lines;
 - ``no_files = True``: an upload is a 404, as from a server without the files API.
@@ -37,6 +41,7 @@ class BatchState:
         self.batches: dict[str, dict] = {}
         self.uploads = self.created = self.retrieved = 0
         self.polls, self.fail_every, self.end_as, self.keep, self.no_files = 1, 0, None, 0, False
+        self.status_every = 0
 
     def new_id(self, prefix: str) -> str:
         return f"{prefix}-{len(self.files) + len(self.batches) + 1}"
@@ -104,7 +109,9 @@ class BatchHandler(Handler):
         state = self.batches
         with state.lock:
             state.retrieved += 1
-            batch = state.batches[batch_id]
+            batch = state.batches.get(batch_id)
+            if batch is None:
+                return self._error(404, None, f"No batch found with id '{batch_id}'.", "unknown_batch")
             batch["polls"] += 1
             ready = batch["status"] not in ("completed", "expired", "cancelled") and batch["polls"] > state.polls
             if batch["status"] == "validating" or not ready and batch["status"] == "in_progress":
@@ -124,6 +131,11 @@ class BatchHandler(Handler):
             if state.fail_every and index % state.fail_every == 0:
                 errors.append({"id": f"req-{index}", "custom_id": line["custom_id"], "response": None,
                                "error": {"code": "server_error", "message": "line failed"}})
+                continue
+            if state.status_every and index % state.status_every == 1 % state.status_every:
+                output.append({"id": f"req-{index}", "custom_id": line["custom_id"], "error": None, "response": {
+                    "status_code": 500, "request_id": f"r{index}",
+                    "body": {"error": {"message": "The server had an error", "type": "server_error"}}}})
                 continue
             output.append({"id": f"req-{index}", "custom_id": line["custom_id"], "error": None,
                            "response": {"status_code": 200, "request_id": f"r{index}", "body": self._chat(line["body"])}})

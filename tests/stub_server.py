@@ -21,7 +21,8 @@ bodies. The model name says how to answer and which faults to inject, options jo
 - ``no_logprobs``: a request asking for log-probabilities is rejected (HTTP 400, "logprobs is not
   supported"), as some Azure deployments do; ``top_cap=<k>``: a request asking for more than k
   top log-probabilities is rejected (HTTP 400, OpenAI's wording "Expected a value <= k"), and
-  ``cap_wording=between``: the same with "must be between 0 and k";
+  ``cap_wording=between``: the same with "must be between 0 and k", ``cap_wording=vllm``: with vLLM's
+  "Requested sample logprobs of <asked>, which is greater than max allowed: k";
 - ``no_seed_with_n``: a request with a seed and n > 1 is rejected (HTTP 400), as Together does;
 - ``drop_logprobs``: never returns log-probabilities (as a provider that drops them silently);
   ``no_n``: returns one choice whatever ``n`` asks (as llama.cpp's server does); ``same_n``: the n
@@ -281,9 +282,12 @@ class Handler(BaseHTTPRequestHandler):
                                "no_logprobs")
         cap = options.get("top_cap")
         if body.get("logprobs") and cap is not None and int(body.get("top_logprobs") or 0) > int(cap):
-            message = (f"'top_logprobs' must be between 0 and {cap}" if options.get("cap_wording") == "between"
-                       else f"Invalid 'top_logprobs': integer above maximum value. Expected a value <= {cap}, "
-                            f"but got {body.get('top_logprobs')} instead.")
+            asked = body.get("top_logprobs")
+            message = {
+                "between": f"'top_logprobs' must be between 0 and {cap}",
+                "vllm": f"Requested sample logprobs of {asked}, which is greater than max allowed: {cap}",
+            }.get(options.get("cap_wording"), f"Invalid 'top_logprobs': integer above maximum value. Expected a value "
+                                              f"<= {cap}, but got {asked} instead.")
             return self._error(400, "invalid_value", message, "top_cap")
         if options.get("no_seed_with_n") and body.get("seed") is not None and int(body.get("n") or 1) > 1:
             return self._error(400, "invalid_request_error", "seed is not supported when n > 1", "no_seed_with_n")

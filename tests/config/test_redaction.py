@@ -3,8 +3,9 @@ over the plan command, the config checks of ``snakemake -n``, the config-file re
 error texts.
 
 The keys are made here at random in the published format of each kind (prefix, length, alphabet:
-OpenAI's and Anthropic's ``sk-`` keys, AWS access key ids, GitHub tokens, Google API keys, Slack
-tokens, JSON web tokens, hex and base64 secrets), so no test passes on one fixed string. The
+OpenAI's and Anthropic's ``sk-`` keys, AWS access key ids, GitHub tokens, Google API keys and OAuth
+access tokens, bearer tokens, Slack tokens, JSON web tokens, hex and base64 secrets), so no test passes
+on one fixed string. The
 variable names are the ones providers document (litellm's provider pages, AWS, Hugging Face).
 """
 
@@ -59,6 +60,10 @@ KEY_MAKERS = {
     "hex-upper": lambda: secrets.token_hex(16).upper(),
     "base64": lambda: _mixed(ALNUM + "+/", 40) + "==",
     "capitals-and-digits": lambda: _mixed(UPPER_DIGITS, 20),
+    # Google OAuth access tokens: ya29. then segments short enough that no other shape finds them
+    "google-oauth": lambda: "ya29." + ".".join(_draw(ALNUM + "-_", RNG.randint(2, 12)) for _ in range(RNG.randint(2, 5))),
+    # an Authorization header's bearer token (RFC 6750 b64token), opaque segments of a few characters
+    "bearer": lambda: "Bearer " + "-".join(_draw(ALNUM, RNG.randint(3, 7)) for _ in range(4)),
 }
 NAMES = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AZURE_OPENAI_API_KEY",
          "GEMINI_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "HUGGINGFACE_HUB_TOKEN", "HF_TOKEN", "TOGETHERAI_API_KEY",
@@ -84,10 +89,12 @@ def test_variable_names_are_not_keys_and_survive_redaction(name):
 
 
 def test_ordinary_messages_are_kept_whole():
-    """Paths, model names, field paths and numbers of real messages are not key-like."""
+    """Paths, model names, field paths and numbers of real messages are not key-like (nor is the word
+    bearer in prose)."""
     text = ("/tmp/pytest-of-root/pytest-3/test_X0/config.yaml, line 12, column 3: models.gemma3-270m.decoding "
             "together_ai/meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo results/crg/selfplay/gemma3-270m/base "
-            "claude-3-5-sonnet-20241022 1,608 request keys, $0.0213, p = 0.9")
+            "claude-3-5-sonnet-20241022 1,608 request keys, $0.0213, p = 0.9; Bearer authentication failed: "
+            "the bearer of the key must set it")
     assert scrub(text) == text
 
 

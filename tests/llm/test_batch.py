@@ -30,8 +30,11 @@ KEY_ENV = "STUB_BATCH_KEY"
 
 
 def messages(history: str) -> list[dict]:
-    moves = ", ".join(f"the other agent chose {m}" for m in history)
-    return [{"role": "user", "content": f"So far {moves}. Do you choose L or R? Answer L or R."}]
+    """A prompt whose history the stub's scripted player reads (tests/stub_server.py): a tit-for-tat
+    player answers the other agent's last move, so the answers differ from prompt to prompt and an
+    answer stored under another request's key shows."""
+    moves = " ".join(f"In round {i + 1} you chose L and the other agent chose {m}." for i, m in enumerate(history))
+    return [{"role": "user", "content": f"{moves} Do you choose L or R? Answer L or R."}]
 
 
 async def elicitation(models):
@@ -60,6 +63,20 @@ def records(tmp_path, cache="cache") -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted((tmp_path / cache / "batches").glob("*.json"))]
 
 
+def killed_while_polling(tmp_path, stub, monkeypatch) -> None:
+    """Run the job until its first wait between polls (the batch id recorded), then kill it there."""
+    stub.batches.polls = 10**6
+
+    def killed(_seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch_module, "time", SimpleNamespace(sleep=killed, strftime=time.strftime, gmtime=time.gmtime,
+                                                              monotonic=time.monotonic, time=time.time))
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, stub)
+    monkeypatch.setattr(batch_module, "time", time)
+
+
 @pytest.fixture
 def stub(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, "sk-dummy-batch")
@@ -75,6 +92,7 @@ def test_a_complete_batch_answers_as_the_synchronous_path_under_the_same_keys(tm
     synchronous, sync_counts = run(tmp_path, stub, batch=False, cache="sync")
     assert sync_counts["m"]["calls"] == QUESTIONS and outcomes(stub, "answered") == QUESTIONS
     assert answers == synchronous  # same keys, same texts, same order
+    assert [text for _, text in answers] == [h[-1] for h in HISTORIES for _ in range(REPLICATES)]  # tit for tat
     sent = {kind: sorted(json.dumps([o["digest"], o["params"]], sort_keys=True) for o in stub.outcomes()
                          if o["outcome"] == kind) for kind in ("batch:answered", "answered")}
     assert sent["batch:answered"] == sent["answered"]  # each line's body is the synchronous call's body
@@ -111,6 +129,39 @@ def test_failed_lines_are_asked_synchronously_and_counted(tmp_path, stub):
     assert records(tmp_path)[0]["kept"] == 8 and stub.batches.created == 1
 
 
+def test_output_lines_with_a_non_200_status_are_never_stored_as_answers(tmp_path, stub):
+    """Lines 1, 4, 7, 10 of 12 come back in the output file with status 500 and an error body: not
+    stored, asked synchronously (4 calls); the answers equal a synchronous run's, key by key."""
+    stub.batches.status_every = 3
+    answers, counts = run(tmp_path, stub)
+    assert (counts["m"]["calls"], counts["m"]["cache_hits"]) == (4, 8) and outcomes(stub, "answered") == 4
+    assert records(tmp_path)[0]["kept"] == 8
+    synchronous, _ = run(tmp_path, stub, batch=False, cache="sync")
+    assert answers == synchronous
+
+
+def test_a_batch_the_provider_forgot_is_retired_and_its_requests_asked_again_once(tmp_path, stub, monkeypatch):
+    """A job killed while polling; the provider then loses the batch (404). The rerun moves the record
+    aside, submits a new batch of the same 12 requests, and every request is answered exactly once."""
+    killed_while_polling(tmp_path, stub, monkeypatch)
+    stub.batches.batches.clear()
+    stub.batches.polls = 0
+    answers, counts = run(tmp_path, stub)
+    assert (stub.batches.uploads, stub.batches.created) == (2, 2) and counts["m"]["calls"] == 0
+    assert outcomes(stub, "batch:answered") == QUESTIONS and outcomes(stub, "answered") == 0
+    names = sorted(p.name for p in (tmp_path / "cache" / "batches").iterdir())
+    assert len(names) == 2 and sum(".retired-" in n for n in names) == 1
+    synchronous, _ = run(tmp_path, stub, batch=False, cache="sync")
+    assert answers == synchronous
+
+
+def test_a_batch_model_on_a_keyless_server_works_as_the_synchronous_path(tmp_path, stub, monkeypatch):
+    """api_base without api_key_env (a local server that needs no key): no 'Missing credentials'."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    answers, counts = run(tmp_path, stub, api_key_env=None)
+    assert stub.batches.created == 1 and counts["m"]["calls"] == 0 and len(answers) == QUESTIONS
+
+
 def test_an_expired_batch_keeps_its_answers_and_the_rest_goes_synchronous(tmp_path, stub):
     stub.batches.end_as, stub.batches.keep = "expired", 5
     _, counts = run(tmp_path, stub)
@@ -123,17 +174,9 @@ def test_an_expired_batch_keeps_its_answers_and_the_rest_goes_synchronous(tmp_pa
 def test_a_job_killed_while_polling_resumes_the_recorded_batch(tmp_path, stub, monkeypatch):
     """Interrupted at its first wait between polls (the batch id recorded): the rerun polls the same
     batch and submits nothing; every answer comes from that batch."""
-    stub.batches.polls = 10**6
-
-    def killed(_seconds):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(batch_module, "time", SimpleNamespace(sleep=killed, strftime=time.strftime, gmtime=time.gmtime))
-    with pytest.raises(KeyboardInterrupt):
-        run(tmp_path, stub)
+    killed_while_polling(tmp_path, stub, monkeypatch)
     record, = records(tmp_path)
     assert record["batch_id"] in stub.batches.batches and record["ended"] is False
-    monkeypatch.setattr(batch_module, "time", time)
     stub.batches.polls = 0
     _, counts = run(tmp_path, stub)
     assert (stub.batches.uploads, stub.batches.created) == (1, 1)
@@ -165,11 +208,22 @@ def test_sequential_games_cost_one_batch_per_round(tmp_path, stub):
     assert answers == synchronous and counts["m"]["cache_hits"] == GAMES * ROUNDS
 
 
-def test_batch_true_for_a_provider_without_a_batch_api_is_refused_naming_the_field():
-    with pytest.raises(ConfigError, match=r"models\.c\.batch: true.*'anthropic'"):
-        ModelSpec.from_config("c", {"litellm_model": "anthropic/claude-sonnet-4", "batch": True})
-    with pytest.raises(ConfigError, match=r"models\.g\.batch"):
-        ModelSpec.from_config("g", {"litellm_model": "gemini/gemini-2.0-flash", "batch": True})
+@pytest.mark.parametrize("model, reason", [
+    ("anthropic/claude-sonnet-4", "cannot create one"),            # litellm: create raises NotImplementedError
+    ("bedrock/anthropic.claude-3-haiku", "recordId"),              # output not turned back into OpenAI lines
+    ("hosted_vllm/meta-llama/Llama-3.3-70B-Instruct", "vllm run-batch"),  # no /v1/batches on a vLLM server
+    ("together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo", "reaches no batch API"),
+])
+def test_batch_true_for_a_provider_without_a_batch_api_is_refused_with_its_reason(model, reason):
+    with pytest.raises(ConfigError, match=rf"models\.c\.batch: true.*'{model.split('/')[0]}'.*{reason}"):
+        ModelSpec.from_config("c", {"litellm_model": model, "batch": True})
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-4o", "azure/gpt-4o", "xai/grok-4", "vertex_ai/gemini-2.5-pro",
+                                   "gemini/gemini-2.5-pro", "mistral/mistral-small-latest"])
+def test_batch_true_is_accepted_where_litellm_reaches_the_whole_batch_life(model):
+    """The providers whose batch life passes the wire tests (tests/llm/test_batch_wire.py)."""
+    assert ModelSpec.from_config("c", {"litellm_model": model, "batch": True}).has_batch_api
 
 
 def test_the_batch_fields_are_not_in_the_cache_key():

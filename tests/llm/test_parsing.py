@@ -13,6 +13,7 @@ import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tests.llm.test_reading_rules import EXAMPLES as RULE_EXAMPLES
 from workflow_scripts.llm.parsing import (
     METHODS,
     NEGATION_CUES,
@@ -104,25 +105,8 @@ def test_each_end_of_turn_marker(marker):
 
 # --- refusal phrases and negation cues, each one --------------------------------------------
 
-# One example per phrase of REFUSAL_PHRASES, in the same order, matched by that phrase alone.
-REFUSAL_EXAMPLES = [
-    "I'm sorry, that is beyond me.",
-    "I apologise, that is beyond me.",
-    "As an AI, I have no stake in games.",
-    "As a language model, I have no stake in games.",
-    "I am unable to pick between the options.",
-    "I cannot help with this game.",
-    "I won't take part in this game.",
-    "I can't comply with this.",
-    "I will not make a choice here.",
-    "I must decline.",
-    "I don't feel comfortable picking between these.",
-    "I'd rather not pick.",
-    "That is against my principles.",
-    "I refuse to answer.",
-    "I am not going to answer that.",
-    "I will not answer this question.",
-]
+# One example per phrase of REFUSAL_PHRASES (tests/llm/test_reading_rules.py, where each is shown to be needed).
+REFUSAL_EXAMPLES = [text for text, *_ in RULE_EXAMPLES["REFUSAL_PHRASES"]]
 
 
 def only_matches(patterns, examples):
@@ -131,11 +115,6 @@ def only_matches(patterns, examples):
         [p for p in patterns if re.search(p, example, re.IGNORECASE)] == [pattern]
         for pattern, example in zip(patterns, examples)
     )
-
-
-def test_every_refusal_phrase_has_its_own_example():
-    """Deleting any one phrase leaves its example unmatched (so its refusal test below fails)."""
-    assert only_matches(REFUSAL_PHRASES, REFUSAL_EXAMPLES)
 
 
 @pytest.mark.parametrize("example", REFUSAL_EXAMPLES)
@@ -259,6 +238,6 @@ def test_each_valid_answer_carries_its_kind(text, options, kind):
 
 
 def test_kinds_are_listed_once():
-    from workflow_scripts.llm.commitments import ANSWER_KINDS
+    from workflow_scripts.llm.reading.commitments import ANSWER_KINDS
 
     assert ANSWER_KINDS == ("bare", "form", "json", "tagged", "glossed", "explained")

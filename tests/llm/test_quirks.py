@@ -86,9 +86,10 @@ def test_a_plain_sampled_answer_is_never_taken_for_a_refused_log_probability_req
     assert counts["calls"] == 1 and stub.outcomes()[-1]["logprobs"] is True
 
 
-@pytest.mark.parametrize("wording", ["openai", "between"])
+@pytest.mark.parametrize("wording", ["openai", "between", "vllm"])
 def test_a_capped_top_list_is_asked_again_with_the_stated_cap_and_used_where_it_suffices(tmp_path, stub, wording):
-    """top_logprobs 20 against a cap of 5 (stated as OpenAI or Azure word it): asked again with 5; under
+    """top_logprobs 20 against a cap of 5 (stated as OpenAI, Azure or vLLM word it; vLLM names the 20
+    asked before the cap): asked again with 5; under
     a grammar L 0.6 and R 0.4 are both among them, so P(L) = 0.6 exactly, with the lowering recorded;
     the replay finds the answer under the key of the request with top_logprobs 5."""
     model = entry(stub, f"probs:L=0.6,R=0.4;top_cap=5;cap_wording={wording}", answer_format="grammar")
@@ -122,6 +123,15 @@ def test_other_rejected_parameters_still_stop_the_job():
     assert rejection("top_logprobs must be at most 5", sent) == Adaptation(top_cap=5, reason="top_logprobs must be at most 5")
     assert rejection("top_logprobs must be at most 25", sent).logprobs_refused  # no lower cap stated: refused
     assert stated_cap("Expected a value <= 20, but got 25 instead") == 20 and stated_cap("no number") is None
+
+
+def test_vllms_cap_message_is_a_cap_not_a_refusal():
+    """vLLM (--max-logprobs 20) answers top_logprobs 50 with "Requested sample logprobs of 50, which is
+    greater than max allowed: 20": capped at 20 (the number after the cap's wording), not refused and
+    not the larger number of the message."""
+    message = "Requested sample logprobs of 50, which is greater than max allowed: 20"
+    assert stated_cap(message) == 20
+    assert rejection(message, {"logprobs": True, "top_logprobs": 50}) == Adaptation(top_cap=20, reason=message)
 
 
 # --- a seed rejected together with n > 1 ---

@@ -21,7 +21,8 @@ import pytest
 from tests.stub_server import StubServer
 from workflow_scripts.config.schema import model_entry
 from workflow_scripts.llm.base import PermanentQueryError, Request
-from workflow_scripts.llm.provider import LiteLLMModel, retry_after
+from workflow_scripts.llm.provider import LiteLLMModel
+from workflow_scripts.llm.provider_errors import retry_after
 from workflow_scripts.llm.spec import ModelSpec
 
 TRANSIENT = {"429", "500", "503", "timeout"}
@@ -85,7 +86,8 @@ def test_a_storm_of_60_percent_transient_errors_completes_in_one_invocation(tmp_
 
 def test_more_failed_attempts_than_the_old_count_are_waited_out(tmp_path):
     """Each request fails its first 7 attempts (429 with Retry-After, 500, 503, hang in turn): 8
-    attempts, 7 retries, answered; the 429s' Retry-After (0.2 s) was waited each time."""
+    attempts, 7 retries, answered; the 429s' Retry-After (0.2 s) was waited at least each time (the
+    backoff floor, 0.01 s doubled per retry with jitter in [0.5, 1), may wait longer: 0.32-0.64 s at retry 7)."""
     with StubServer(tmp_path / "stub.jsonl") as stub:
         stub.faults = {"fail_first": 7, "hang": 0.6, "retry_after": 0.2}
         waits = []
@@ -99,7 +101,7 @@ def test_more_failed_attempts_than_the_old_count_are_waited_out(tmp_path):
     assert [(c.failure, c.retries, c.text) for c in completions] == [(None, 7, "L")] * 3
     assert len(outcomes) == 3 * 8
     rate_limited = sum(o["outcome"] == "429" for o in outcomes)
-    assert rate_limited >= 3 and sum(w == pytest.approx(0.2) for w in waits) == rate_limited
+    assert rate_limited >= 3 and sum(w >= 0.2 for w in waits) >= rate_limited
 
 
 def test_a_request_failing_past_its_budget_is_recorded_failed_near_the_budget(tmp_path):

@@ -136,16 +136,19 @@ def test_a_batch_price_the_map_lacks_is_unknown_not_a_discount(tmp_path):
 
 
 def test_a_batch_price_of_a_provider_litellm_has_no_batch_api_for_is_unknown(tmp_path):
-    """litellm's map prices Claude Haiku 4.5's and Gemini 2.5 Pro's batches, but `batch: true` is
-    refused for anthropic and gemini (no batch API through litellm): their batch cost is unknown,
-    their synchronous cost known."""
+    """litellm's map prices Claude Haiku 4.5's batches, but `batch: true` is refused for anthropic (litellm
+    cannot create its batches): its batch cost is unknown, its synchronous cost known. Gemini's
+    Developer API is reached (with model= on every call): Gemini 2.5 Pro's batch cost is the map's
+    batch price, half its synchronous one (6.25e-7 / 5e-6 against 1.25e-6 / 1e-5 USD per token)."""
     assert litellm.model_cost["claude-haiku-4-5"]["input_cost_per_token_batches"] > 0
     assert litellm.model_cost["gemini/gemini-2.5-pro"]["input_cost_per_token_batches"] > 0
     models = {"haiku": {"enabled": True, "litellm_model": "anthropic/claude-haiku-4-5", "decoding": {"max_tokens": 16}},
               "gemini": {"enabled": True, "litellm_model": "gemini/gemini-2.5-pro", "decoding": {"max_tokens": 16}}}
     plan = call_plan(tiny_config(tmp_path, models=models, ipd=ONE_SHOT)).set_index("model")
-    for model in models:
-        assert plan.loc[model, "cost_usd"] > 0 and plan.loc[model, "batch_cost_usd"] == "unknown", model
+    assert plan.loc["haiku", "cost_usd"] > 0 and plan.loc["haiku", "batch_cost_usd"] == "unknown"
+    gemini = plan.loc["gemini"]
+    expected = gemini["prompt_tokens"] * 6.25e-7 + gemini["answer_tokens"] * 5e-6
+    assert gemini["batch_cost_usd"] == pytest.approx(expected, rel=1e-6) == gemini["cost_usd"] / 2
 
 
 def test_a_model_without_a_price_costs_unknown_never_zero(tmp_path):

@@ -8,7 +8,8 @@ value, and :func:`redact` removes the value from any text as a last guard.
 One rule decides what looks like a key, for config values and for any text alike:
 :data:`KEY_SHAPES`, the published formats of the keys researchers paste (OpenAI / Anthropic
 ``sk-...``, AWS access key ids ``AKIA`` + 16 capitals and digits, GitHub ``ghp_...`` and
-``github_pat_...``, Google ``AIza...``, Slack ``xox?-...``, JSON web tokens ``eyJ...``), long hex and
+``github_pat_...``, Google ``AIza...`` keys and ``ya29.`` OAuth access tokens, Slack ``xox?-...``, JSON
+web tokens ``eyJ...``, any ``Bearer <token>`` of an Authorization header (RFC 6750)), long hex and
 base64 tokens, and runs of 16 or more letters mixed with digits. :func:`looks_like_key` applies it to
 a value, :func:`scrub` to a text; every error or print path that may carry a config value or a
 provider's message goes through :func:`redact` (config secrets, then :func:`scrub`): the Snakemake
@@ -37,6 +38,8 @@ KEY_SHAPES = re.compile("|".join((
     r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])",  # AWS ids
     r"\bgh[pousr]_[A-Za-z0-9]{30,}", r"\bgithub_pat_[A-Za-z0-9_]{30,}",  # GitHub tokens
     r"\bAIza[0-9A-Za-z_\-]{30,}",                                    # Google API keys
+    r"\bya29\.[0-9A-Za-z_\-]+(?:\.[0-9A-Za-z_\-]+)*",                   # Google OAuth access tokens
+    r"(?i:\bbearer)\s+(?=[A-Za-z0-9\-._~+/]*[0-9\-._~+/])[A-Za-z0-9\-._~+/]{8,}=*",  # RFC 6750 bearer tokens
     r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",                             # Slack tokens
     r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # JSON web tokens
     r"(?<![A-Za-z0-9])[0-9a-fA-F]{32,}(?![A-Za-z0-9])",              # long hex tokens

@@ -25,7 +25,7 @@ from typing import Callable, Mapping, Sequence
 
 from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request
-from workflow_scripts.llm.parsing import VALID, parse_answer
+from workflow_scripts.llm.parsing import VALID, parse_answer, question_text
 
 log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_S = 5.0
@@ -93,7 +93,8 @@ class JobStats:
             for paid in (*completion.discarded, completion):
                 self._count_call(paid)
             self.discarded += len(completion.discarded)
-        if parse_answer(completion.text, completion.finish_reason, request.options).status != VALID:
+        if parse_answer(completion.text, completion.finish_reason, request.options,
+                        question_text(request.messages)).status != VALID:
             self.not_valid += 1
 
     def _count_call(self, completion: Completion) -> None:

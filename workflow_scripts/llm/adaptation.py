@@ -8,8 +8,10 @@ litellm's tables say they take it (../shared/NOTES.md, "Providers and servers"):
   sampled answer, and the question falls back to sampling
   (:func:`workflow_scripts.llm.estimation.estimate_choice`), the reason recorded;
 - **top_logprobs capped**: a provider that takes fewer top log-probabilities than asked (OpenAI 20,
-  some Azure deployments 5) and says how many (:func:`stated_cap`: "Expected a value <= 5", "must be
-  between 0 and 5", "at most 5", ...). The request is asked again with that many: where they still
+  some Azure deployments 5, a vLLM server its ``--max-logprobs``) and says how many
+  (:func:`stated_cap`: "Expected a value <= 5", "must be between 0 and 5", "at most 5", vLLM's
+  "Requested sample logprobs of 50, which is greater than max allowed: 20", ...): the number bound
+  to the cap's wording, never another number of the message (the one asked). The request is asked again with that many: where they still
   suffice (every answer among them, little mass outside) the probabilities are exact, else the
   question falls back to sampling as for any short list (:mod:`workflow_scripts.llm.logprobs`);
 - **seed rejected** (Together rejects ``seed`` with ``n`` > 1, together-py #214): the call is made
@@ -36,9 +38,11 @@ from dataclasses import dataclass, replace
 
 LOGPROB_PARAMS = ("logprobs", "top_logprobs")
 CAP_PATTERN = re.compile(
-    r"(?:<=|≤|at most|no more than|maximum(?: value)?(?: of| is)?|less than or equal to|between \d+ and|up to)\s*(\d+)",
+    r"(?:<=|≤|at most|no more than|max(?:imum)?(?: value)?(?: allowed)?(?: of| is)?:?|less than or equal to"
+    r"|between \d+ and|up to)\s*(\d+)",
     re.I)
-"""How a 400 states the largest ``top_logprobs`` it takes (OpenAI: "Expected a value <= 20")."""
+"""How a 400 states the largest ``top_logprobs`` it takes (OpenAI: "Expected a value <= 20"; vLLM: "max
+allowed: 20")."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ def rejection(text: str, params: dict) -> Adaptation | None:
     when the error names no parameter the request can do without (module docstring)."""
     lowered = text.lower()
     if params.get("logprobs") and "logprob" in lowered:
-        cap = stated_cap(lowered) if "top_logprobs" in lowered else None
+        cap = stated_cap(lowered)
         if cap is not None and 1 <= cap < int(params.get("top_logprobs") or 0):
             return Adaptation(top_cap=cap, reason=text)
         return Adaptation(logprobs_refused=True, reason=text)

@@ -148,6 +148,16 @@ class PermanentQueryError(JobStopped):
     before stays in the cache."""
 
 
+class ChoiceCountError(PermanentQueryError):
+    """A response held more choices than the ``n`` samples asked: none of them is read as an answer.
+
+    litellm's Responses-API bridge can return a newer OpenAI reasoning model's plan as an extra
+    ``choices[0]`` even with ``n = 1`` (litellm#37299): which choice is the answer cannot be told, so
+    the call's model stops with this error instead of recording a plan as a move. (Fewer choices than
+    asked is a provider that ignores ``n``, e.g. llama.cpp's server: each returned choice is a sample
+    and the rest is asked again.)"""
+
+
 class ReplayIncomplete(JobStopped):
     """Replay mode found requests that are not cached; ``missing`` lists them all."""
 

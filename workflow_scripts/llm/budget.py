@@ -3,8 +3,9 @@
 Every answered call's cost is recorded with its cache entry (``cost_usd``) and, as one line, in
 the cache's spend ledger ``<cache>/spend.jsonl`` (key, model, litellm id, cost, time): an
 append-only index of the entries' spend, so a job learns what all runs on this cache have spent
-without reading every entry. Lines are appended under an ``flock`` and read incrementally, so
-concurrent jobs see each other's spend before each call.
+without reading every entry. Lines are appended under an exclusive lock (``flock``, else POSIX record
+locks: :mod:`workflow_scripts.llm.file_locks`) and read incrementally, so concurrent jobs see each
+other's spend before each call.
 
 :class:`Budgeted` sits under the cache (hits are free and always served) and under the
 concurrency bound (a request waiting for a slot is checked when it gets one). Once the spend
@@ -23,7 +24,6 @@ stopped. A budget on a model whose price is unknown cannot be kept and is refuse
 from __future__ import annotations
 
 import datetime as dt
-import fcntl
 import json
 import os
 import threading
@@ -33,6 +33,7 @@ from typing import Mapping, Sequence
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request, not_asked
+from workflow_scripts.llm.file_locks import lock, unlock
 from workflow_scripts.llm.pricing import token_prices
 
 LEDGER_NAME = "spend.jsonl"
@@ -105,12 +106,12 @@ class SpendLedger:
                            "time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            lock(handle, self.path)
             try:
                 handle.write(line)
                 handle.flush()
             finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+                unlock(handle, self.path)
 
     def spent(self) -> tuple[float, dict[str, float]]:
         """(USD over all models, USD by model name) recorded so far, by every job on this cache."""

@@ -17,7 +17,9 @@ miss and its store it holds a per-request lock (an advisory ``flock`` on the req
 jobs or two runs that ask the same request at the same time pay for it once: the second finds the
 first's answer. The lock is the request's alone: a request that waits minutes for its provider (its
 retries) never holds up another one (a lock shared by keys with the same first digits did: a job
-stalled for minutes behind another job's retrying requests).
+stalled for minutes behind another job's retrying requests). On a file system without ``flock`` the
+lock falls back to POSIX record locks, or names the directory and the fix
+(:mod:`workflow_scripts.llm.file_locks`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import json
 import logging
@@ -37,6 +38,7 @@ from typing import AsyncIterator
 
 from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, OneOfBatch
+from workflow_scripts.llm.file_locks import try_lock, unlock
 from workflow_scripts.llm.grouping import GroupAsker, with_call
 from workflow_scripts.llm.keys import canonical_json
 
@@ -169,16 +171,12 @@ class ResponseCache:
         path = self.root / ".locks" / key[:2] / f"{key}.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a+b") as handle:
-            while True:
-                try:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    await asyncio.sleep(LOCK_POLL_S)
+            while not try_lock(handle, path):
+                await asyncio.sleep(LOCK_POLL_S)
             try:
                 yield
             finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+                unlock(handle, path)
 
 
 class Cached(OneOfBatch):

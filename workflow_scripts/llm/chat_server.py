@@ -390,7 +390,8 @@ def main(argv: list[str]) -> None:
         grammar_filter.install()
     from llama_cpp.server.__main__ import main as serve
 
-    sys.argv = ["llama_cpp.server", *rest, "--chat_format", register(name)]
+    chat_format = register(name)
+    sys.argv = ["llama_cpp.server", *rest, *(["--chat_format", chat_format] if chat_format else [])]
     serve()
 
 

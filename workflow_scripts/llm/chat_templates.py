@@ -80,6 +80,14 @@ FORMAT_PREFIX = "llm-dilemmas-"
 """Prefix of the chat-format names the templates are registered under in llama-cpp-python."""
 
 
+OWN = "gguf"
+"""The template name for a GGUF file's own chat template (``tokenizer.chat_template``, which
+llama-cpp-python uses when no chat format is named): its identity is the file's, already in the cache
+key through the weights' SHA-256. Only for models whose file carries one (SmolLM2); a file without
+one would fall back to Llama-2 silently, so the embedded models that may use it are listed
+(:data:`workflow_scripts.llm.embedded.EMBEDDED_CHAT_TEMPLATES`)."""
+
+
 def chat_template(name: str) -> ChatTemplate:
     """The template called ``name``.
 
@@ -87,13 +95,15 @@ def chat_template(name: str) -> ChatTemplate:
         KeyError: naming the known templates.
     """
     if name not in CHAT_TEMPLATES:
-        raise KeyError(f"unknown chat template {name!r}; known: {sorted(CHAT_TEMPLATES)}")
+        raise KeyError(f"unknown chat template {name!r}; known: {sorted(CHAT_TEMPLATES) + [OWN]}")
     return CHAT_TEMPLATES[name]
 
 
 def template_identity(name: str) -> str:
     """``<name>@sha256:<digest>`` of the template's source and tokens: the part of the cache key that
-    changes whenever the prompt format does."""
+    changes whenever the prompt format does (``gguf``: the file's own, pinned by the file's digest)."""
+    if name == OWN:
+        return OWN
     template = chat_template(name)
     text = "\0".join((template.source, template.bos_token, template.eos_token))
     return f"{name}@sha256:{hashlib.sha256(text.encode()).hexdigest()}"
@@ -107,9 +117,11 @@ def formatter(name: str):
     return Jinja2ChatFormatter(template.source, eos_token=template.eos_token, bos_token=template.bos_token)
 
 
-def register(name: str) -> str:
+def register(name: str) -> str | None:
     """Register template ``name`` as a llama-cpp-python chat format; returns the format's name
-    (``llm-dilemmas-<name>``), for ``--chat_format``."""
+    (``llm-dilemmas-<name>``), for ``--chat_format``; None for the GGUF file's own (:data:`OWN`)."""
+    if name == OWN:
+        return None
     from llama_cpp import llama_chat_format
 
     format_name = FORMAT_PREFIX + name

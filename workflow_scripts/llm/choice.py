@@ -27,7 +27,7 @@ from typing import Sequence
 from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, LanguageModel, Request
 from workflow_scripts.llm.logprobs import ChoiceProbabilities, choice_probabilities
-from workflow_scripts.llm.parsing import FAILED, VALID, ParsedAnswer, conforms, parse_answer
+from workflow_scripts.llm.parsing import FAILED, VALID, ParsedAnswer, conforms, parse_answer, question_text
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate
 
@@ -186,7 +186,8 @@ async def _follow_up(model: LanguageModel, messages: Sequence[dict], options: tu
                      first: Completion, max_reasks: int, reask_note: PromptTemplate, label: str,
                      logprobs: bool) -> Answer:
     """The question after its first attempt: re-asked while its answer is not valid (module docstring)."""
-    attempts = [_attempt(replicate, first, options)]
+    prompt = question_text(messages)
+    attempts = [_attempt(replicate, first, options, prompt)]
     asked = list(messages)
     for index in range(1, max_reasks + 1):
         last = attempts[-1]
@@ -195,7 +196,7 @@ async def _follow_up(model: LanguageModel, messages: Sequence[dict], options: tu
         asked = reask_messages(asked, last.completion.text, options, reask_note)
         replicate_i = attempt_replicate(replicate, index)
         completion = await model.complete(Request(asked, replicate_i, options, _label(label, replicate_i), logprobs))
-        attempts.append(_attempt(replicate_i, completion, options))
+        attempts.append(_attempt(replicate_i, completion, options, prompt))
     probabilities = probabilities_of(model.spec, attempts[-1].completion, options) if logprobs else None
     return Answer(model.spec.name, model.spec.litellm_model, options, tuple(attempts), probabilities)
 
@@ -225,9 +226,9 @@ def _label(label: str, replicate: int | str) -> str:
     return f"{label} replicate {replicate}".strip()
 
 
-def _attempt(replicate, completion: Completion, options: tuple[str, ...]) -> Attempt:
+def _attempt(replicate, completion: Completion, options: tuple[str, ...], prompt: str | None = None) -> Attempt:
     if completion.failure is not None:
         return Attempt(replicate, completion, ParsedAnswer(None, FAILED), None)
-    parsed = parse_answer(completion.text, completion.finish_reason, options)
+    parsed = parse_answer(completion.text, completion.finish_reason, options, prompt)
     asked_under = completion.entry["request"]["params"] if completion.entry else {}
     return Attempt(replicate, completion, parsed, conforms(completion.text, asked_under))

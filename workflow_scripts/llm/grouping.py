@@ -297,7 +297,7 @@ class GroupAsker:
                 self._keep(part, got, results)
             return
         if not known:
-                log.warning("%s: the %d choices of each of two calls of one question came back identical, but different "
+            log.warning("%s: the %d choices of each of two calls of one question came back identical, but different "
                         "between the calls (%s): the provider seems to sample all choices of a call with one sampler. "
                         "Its n choices are not used for the rest of the job: one call per replicate "
                         "(models.%s.grouping: separate avoids the check)", self.spec.name,

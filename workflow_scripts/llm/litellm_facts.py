@@ -72,8 +72,10 @@ def remembered(question: str, arguments: Any, compute: Callable[[], Any]) -> Any
 
 
 MODEL_INFO_FIELDS = ("input_cost_per_token", "output_cost_per_token", "input_cost_per_token_batches",
-                     "output_cost_per_token_batches", "max_input_tokens", "max_tokens")
-"""The fields of ``litellm.get_model_info`` the workflow reads (prices, batch prices, context window)."""
+                     "output_cost_per_token_batches", "cache_read_input_token_cost",
+                     "cache_read_input_token_cost_batches", "max_input_tokens", "max_tokens")
+"""The fields of ``litellm.get_model_info`` the workflow reads (prices per kind of token, synchronous and
+through batch APIs; context window). Part of the stored answer's key: a new field asks litellm again."""
 
 
 def model_info(litellm_model: str) -> dict | None:
@@ -89,4 +91,4 @@ def model_info(litellm_model: str) -> dict | None:
             return None
         return {name: info.get(name) for name in MODEL_INFO_FIELDS}
 
-    return remembered("model_info", litellm_model, ask)
+    return remembered("model_info", [litellm_model, list(MODEL_INFO_FIELDS)], ask)

@@ -1,52 +1,41 @@
 """Read a model's raw answer as one of the allowed options, or label why it cannot be read (ours).
 
-One parser for both studies: the options are letters (``L``/``R``, seed 001 SI §4.1; ``A``/``B``/``C``
-for the collective-risk value questions) or numbers (contributions ``0``/``2``/``4``; targets
-``60``...``240``). The stored answer is never changed: the parser only reads it. A move is read only
-where the text commits to exactly one option; anything ambiguous is ``invalid``, and nothing is
-ever turned into a move by guessing.
+One reader for both studies and any options: letters (``L``/``R``, the prisoner's-dilemma prompts;
+``A``/``B``/``C`` for the collective-risk value questions), amounts (contributions ``0``/``2``/``4``;
+targets ``60``...``240``), words, symbols, emoji or CJK (:mod:`workflow_scripts.llm.reading.options`:
+options are data, not a list of known spellings). The stored answer is never changed: the reader
+only reads it. A move is read only where the text commits to exactly one option; anything
+ambiguous is ``invalid``, and nothing is ever turned into a move by guessing.
 
-Rules, in this order (each a kind of answer, not a list of quoted strings):
+Rules, in this order:
 
 1. ``refused``: the provider's finish reason is ``content_filter``, whatever the text.
 2. ``empty``: no text, or only whitespace (``truncated`` when the finish reason is ``length``).
-3. The answer part (:func:`workflow_scripts.llm.answer_text.answer_part`): after the last
-   reasoning block of :data:`REASONING_TAGS` (``</think>``, ``</thinking>``, ``</scratchpad>``,
-   ...; the opening tag may be missing, it was part of the prompt) or after the final channel of
-   the open-weight reasoning format (``<|channel|>analysis<|message|>...<|channel|>final<|message|>R``),
-   without trailing end-of-turn markers (:data:`END_OF_TURN_MARKERS`). Reasoning opened and never
-   closed (an analysis channel without a final one) means the answer never came: ``truncated``
-   on ``length``, else ``invalid``. The part is then read in plain characters: NFKC (full-width
-   letters, no-break spaces) without zero-width characters.
+3. The answer part (:func:`workflow_scripts.llm.reading.text.answer_part`): after the last
+   reasoning block (``</think>``, ``</thinking>``, ...; the opening tag may be missing, it was part
+   of the prompt) or after the final channel of the open-weight reasoning format, without trailing
+   end-of-turn markers. Reasoning opened and never closed means the answer never came:
+   ``truncated`` on ``length``, else ``invalid``. The part is read in plain characters (NFKC,
+   no invisible characters or variation selectors, straight quotes).
 4. ``strict``: the part, stripped of surrounding whitespace, is exactly an option.
 5. ``lenient``: the part as a whole is one *form* naming one option
-   (:func:`workflow_scripts.llm.commitments.read_form`): wrappers (Markdown, quotes, brackets,
-   ``\\boxed{}``, ``$..$``), labels (``Answer: L``, ``**Decision** - R``, ``FINAL: 4``), discourse
-   markers (``So R``), first-person choices (``I'll go with L``, ``I will put 0 units into the
-   pool``), units and currency after numbers (``4 units``, ``4 dollars``, ``[$4]``), the option
-   echoed with its meaning (``R (defect)``, ``B) each player gives 2``); or one JSON object whose
-   one answer key (:data:`JSON_KEYS`, or a key with an answer word: ``tokens_contributed``,
-   ``chosen_dish``) holds an option.
-6. ``explained``: a careful reader's reading
-   (:func:`workflow_scripts.llm.commitments.read_commitment`): the text commits once (a clause that
-   is a form, a first-person decision inside a sentence such as ``..., so I put in 4 units``, a
-   JSON object inside prose or template tokens, an answer tag ``<choice>R</choice>``, a labelled
-   final line after long reasoning) and the rest explains. An explanation may mention the other
-   options (``Defect.\\n\\nCooperating might look tempting ...`` is ``Defect``); it is read
-   ``invalid`` when it commits again to another option (``L\\n\\nOn second thought, R``,
-   ``2 units. Maybe 4``), revises (``..., actually I'll cooperate``), concludes another option
-   (``so Agent B should also defect``), rejects the committed one (``I won't pick R. R``; a
-   negation, :data:`NEGATION_CUES`, rejects the options a few words after it), commits only
-   under a condition (``If they play R, I play L``), fuses option words (``DefectCooperate``) or
-   records an option under another name (``Agent A: Cooperate``).
-7. Otherwise no option is read: ``refused`` when the text declines (:data:`REFUSAL_PHRASES`),
+   (:mod:`workflow_scripts.llm.reading.forms`: wrappers, labels in any words that name an answer,
+   discourse markers, first-person choices with or without punctuation before the option, amounts
+   with any noun, the option echoed with its meaning) or one JSON object whose one answer key holds
+   an option.
+6. ``explained``: the text commits once and the rest explains
+   (:mod:`workflow_scripts.llm.reading.commitments`): each mention of an option gets a role
+   (committed, rejected, conditional, example, question, the co-player's, listed, mentioned), and
+   the answer is the one option committed to; two commitments, a revision, a conclusion naming
+   another option, alternatives or a rejected commitment leave it unread.
+7. Otherwise no option is read: ``refused`` when the text declines
+   (:data:`~workflow_scripts.llm.reading.cues.REFUSAL_PHRASES`; an apology alone is no refusal),
    else ``truncated`` on ``length``, else ``invalid``. A committed option always beats a refusal
-   phrase (``As a language model I have no wishes; still, my move is L.`` is ``L``), and negation
-   is not refusal.
+   phrase, and negation is not refusal.
 
 Each valid answer also carries its kind (``ParsedAnswer.kind``, one of :data:`ANSWER_KINDS`: bare,
 form, json, tagged, glossed, explained), kept in every answer table as ``answer_kind``. Measured on
-real answers: tests/llm/test_real_answers.py (issue 18).
+real answers from public sources: ``tests/llm/data/real_answers/README.md``.
 
 A ``lenient`` or ``explained`` answer cut off by the token limit (``length``) is ``truncated``: the
 text might have gone on to change its mind. A ``strict`` one stays ``valid`` (``max_tokens=1``
@@ -60,6 +49,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -67,10 +57,12 @@ from typing import Any, Mapping, Sequence
 
 import jsonschema
 
-from workflow_scripts.llm.answer_text import END_OF_TURN_MARKERS, REASONING_TAGS, answer_part, plain  # noqa: F401
-from workflow_scripts.llm.commitments import ANSWER_KINDS, BARE, NEGATION_CUES, read_commitment  # noqa: F401
-from workflow_scripts.llm.forms import named_options, read_form  # noqa: F401
-from workflow_scripts.llm.structured import JSON_KEYS  # noqa: F401
+from workflow_scripts.llm.reading.commitments import ANSWER_KINDS, BARE, read_commitment  # noqa: F401
+from workflow_scripts.llm.reading.cues import NEGATION_CUES, REFUSAL_PHRASES, compiled  # noqa: F401
+from workflow_scripts.llm.reading.options import Options, amount_nouns
+from workflow_scripts.llm.reading.options import check_options as _check
+from workflow_scripts.llm.reading.structured import JSON_KEYS  # noqa: F401
+from workflow_scripts.llm.reading.text import END_OF_TURN_MARKERS, REASONING_TAGS, answer_part, plain  # noqa: F401
 
 
 class Status(enum.StrEnum):
@@ -99,26 +91,7 @@ VALID, INVALID, EMPTY, TRUNCATED, REFUSED, FAILED = (
 STRICT, LENIENT, EXPLAINED = "strict", "lenient", "explained"
 METHODS = (STRICT, LENIENT, EXPLAINED)  # how a valid answer was read: rules 4, 5, 6 above
 
-# Phrases by which a text declines to answer (rule 8); each is a regex matched case-insensitively.
-REFUSAL_PHRASES = (
-    r"\bi(?:'m|’m| am) sorry\b",
-    r"\bi apologi[sz]e\b",
-    r"\bas an ai\b",
-    r"\bas a language model\b",
-    r"\bi(?:'m|’m| am) (?:unable|not able) to\b",
-    r"\bi (?:can(?:not|'t|’t)|won(?:'t|’t)|will not) (?:help|assist)\b",
-    r"\bi (?:can(?:not|'t|’t)|won(?:'t|’t)|will not) (?:participate|take part|engage)\b",
-    r"\bi (?:can(?:not|'t|’t)|won(?:'t|’t)|will not) (?:comply|fulfil+)\b",
-    r"\bi (?:can(?:not|'t|’t)|won(?:'t|’t)|will not) (?:play|choose|make (?:a|this|that) (?:choice|decision))\b",
-    r"\b(?:must|have to|need to|respectfully) decline\b",
-    r"\bi (?:do not|don't|don’t) feel comfortable\b",
-    r"\bi(?:'d|’d| would) (?:rather|prefer) not\b",
-    r"\bagainst my (?:guidelines|principles|programming|policies|policy)\b",
-    r"\bi (?:refuse|decline)\b",
-    r"\bi(?:'m|’m| am) not going to (?:answer|choose|pick|play|respond)\b",
-    r"\bi (?:do not|don't|don’t|won(?:'t|’t)|will not) (?:answer|respond)\b",
-)
-_REFUSAL = re.compile("|".join(REFUSAL_PHRASES), re.IGNORECASE)
+_REFUSAL = compiled(REFUSAL_PHRASES)
 
 
 @dataclass(frozen=True)
@@ -146,15 +119,19 @@ class ParsedAnswer:
             raise ValueError(f"inconsistent parsed answer {self!r}")
 
 
-def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[str]) -> ParsedAnswer:
+def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[str],
+                 prompt: str | None = None) -> ParsedAnswer:
     """Read one raw answer against the allowed options (rules 1-7 of the module docstring).
 
     Args:
         text: the model's raw message content, unchanged (None counts as empty).
         finish_reason: the provider's finish reason (``stop``, ``length``, ``content_filter``,
             ...), or None if unknown.
-        options: the allowed answers, e.g. ``("L", "R")`` (seed 001, SI §4.1) or
-            ``("0", "2", "4")`` (collective-risk dilemma).
+        options: the allowed answers, e.g. ``("L", "R")`` (the prisoner's-dilemma prompts, SI §4.1)
+            or ``("0", "2", "4")`` (collective-risk dilemma).
+        prompt: the question's text, if known: an amount is then read only with a noun the prompt
+            counts in (``4 units`` where the prompt speaks of units; not ``(4 points)``); without it
+            any noun may follow an amount.
 
     Returns:
         ParsedAnswer with the option, or the label of the non-answer.
@@ -163,7 +140,7 @@ def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[
         ValueError: if ``options`` is empty, has an empty or padded entry, or has duplicates
             compared case-insensitively.
     """
-    check_options(options)
+    choices = _options(tuple(options), None if prompt is None else amount_nouns(prompt))
     cut = finish_reason == "length"
     if finish_reason == "content_filter":
         return ParsedAnswer(None, REFUSED)
@@ -172,7 +149,7 @@ def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[
     body = answer_part(text)
     if body is None:
         return ParsedAnswer(None, TRUNCATED if cut else INVALID)
-    reading = read_commitment(body, options)
+    reading = read_commitment(body, choices)
     if reading.value is not None:
         method = STRICT if reading.kind == BARE else LENIENT if reading.whole else EXPLAINED
         if cut and method != STRICT:
@@ -183,17 +160,24 @@ def parse_answer(text: str | None, finish_reason: str | None, options: Sequence[
     return ParsedAnswer(None, TRUNCATED if cut else INVALID)
 
 
+def question_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The text of a question's messages (system and user turns), which the reader takes its nouns from."""
+    return "\n".join(str(m.get("content") or "") for m in messages if m.get("role") in ("system", "user"))
+
+
 def check_options(options: Sequence[str]) -> None:
-    """Refuse option lists the parser cannot tell apart.
+    """Refuse option lists the reader cannot tell apart.
 
     Raises:
         ValueError: if ``options`` is empty, an option is empty or has surrounding whitespace,
-            or two options are equal ignoring case.
+            or two options are equal as the reader compares them (ignoring case and width).
     """
-    folded = [str(o).casefold() for o in options]
-    if (not options or len(set(folded)) != len(folded)
-            or any(not isinstance(o, str) or not o or o != o.strip() for o in options)):
-        raise ValueError(f"options must be non-empty, distinct (ignoring case) strings, got {list(options)!r}")
+    _check(options)
+
+
+@functools.lru_cache(maxsize=256)
+def _options(options: tuple[str, ...], nouns: frozenset[str] | None) -> Options:
+    return Options(options, nouns)
 
 
 def conforms(text: str | None, request: Mapping[str, Any]) -> bool | None:

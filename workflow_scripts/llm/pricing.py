@@ -11,6 +11,10 @@ Batch prices (:func:`batch_token_prices`): a provider's batch API bills at its o
 litellm's map gives as ``input_cost_per_token_batches`` / ``output_cost_per_token_batches`` where it
 knows it (litellm 1.110.2: OpenAI, Anthropic, Gemini, xAI models among others; none for Together).
 Where the map has none the batch price is *unknown*: no discount is assumed.
+
+Spend is computed from each answer's raw usage and the price of each kind of token
+(:func:`usage_cost`: input, cached input, output, and their batch variants), never from litellm's
+``response_cost``.
 """
 
 from __future__ import annotations
@@ -68,23 +72,50 @@ def tokens_cost(prices: tuple[float, float] | None, prompt_tokens: int | None, a
     return prompt_tokens * prices[0] + answer_tokens * prices[1]
 
 
-def answer_cost(raw, litellm_model: str, pricing: Mapping | None = None) -> float | str:
-    """Cost in USD of one answer (a litellm response), or ``"unknown"`` (never 0 for an unpriced model).
+def cached_input_price(litellm_model: str, batch: bool = False) -> float | None:
+    """USD per cached prompt token (a provider prompt-cache read) from litellm's map
+    (``cache_read_input_token_cost``, through a batch API ``cache_read_input_token_cost_batches``),
+    or None where the map has none (cached tokens are then billed as uncached: an upper bound)."""
+    info = model_info(litellm_model) or {}
+    price = info.get("cache_read_input_token_cost_batches" if batch else "cache_read_input_token_cost")
+    return None if price is None else float(price)
 
-    The config's pricing times the reported usage when given; else ``litellm.completion_cost`` (which
-    knows provider details such as cached-token discounts); else the price map times the usage.
+
+def usage_cost(usage, litellm_model: str, pricing: Mapping | None = None, batch: bool = False) -> float | None:
+    """USD of one call from its raw usage and the price of each kind of token, or None if unknown.
+
+    ``usage`` is OpenAI's usage object (or its dict): ``prompt_tokens`` includes the cached ones,
+    ``prompt_tokens_details.cached_tokens`` (OpenAI's documented usage; litellm maps every provider's
+    cache reads there), which are billed at the cached-input price; ``completion_tokens`` (reasoning
+    included) at the output price. Synchronous prices are the config's ``pricing`` or litellm's map;
+    ``batch`` prices are the map's batch prices (:func:`batch_token_prices`), cached batch tokens at
+    ``cache_read_input_token_cost_batches``. Where the map has no cached price the cached tokens are
+    billed as uncached (an upper bound); the config's ``pricing`` names no cached price, so none is
+    assumed. litellm's own ``response_cost`` is not used: it has counted cached tokens twice for
+    several providers and bills cached batch tokens at the flat batch rate.
     """
-    usage = getattr(raw, "usage", None)
-    used = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
-    if pricing:
-        cost = tokens_cost(token_prices(litellm_model, pricing), *used)
-        return UNKNOWN if cost is None else float(cost)
-    import litellm
+    prompt, answer, cached = _usage_counts(usage)
+    prices = batch_token_prices(litellm_model, pricing) if batch else token_prices(litellm_model, pricing)
+    cost = tokens_cost(prices, prompt, answer)
+    if cost is None or not cached or pricing:
+        return cost
+    cached = min(cached, prompt)
+    cached_price = cached_input_price(litellm_model, batch)
+    return cost if cached_price is None else cost - cached * (prices[0] - cached_price)
 
-    try:
-        cost = litellm.completion_cost(completion_response=raw)
-    except Exception:  # litellm raises many kinds for unmapped models
-        cost = None
-    if not cost:
-        cost = tokens_cost(token_prices(litellm_model), *used)
-    return float(cost) if cost else UNKNOWN
+
+def answer_cost(raw, litellm_model: str, pricing: Mapping | None = None, batch: bool = False) -> float | str:
+    """Cost in USD of one answer (a litellm response): :func:`usage_cost` of its usage, or
+    ``"unknown"`` (never 0 for an unpriced model)."""
+    cost = usage_cost(getattr(raw, "usage", None), litellm_model, pricing, batch)
+    return UNKNOWN if cost is None else float(cost)
+
+
+def _usage_counts(usage) -> tuple[int | None, int | None, int]:
+    """(prompt tokens, answer tokens, cached prompt tokens) of a usage object or dict."""
+    if usage is None:
+        return None, None, 0
+    data = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage)
+    details = data.get("prompt_tokens_details") or {}
+    cached = details.get("cached_tokens") if isinstance(details, dict) else getattr(details, "cached_tokens", None)
+    return data.get("prompt_tokens"), data.get("completion_tokens"), int(cached or 0)

@@ -8,12 +8,17 @@ too). A fixed count fails a storm: at 60% failed calls, 5 attempts leave 0.6^5 =
 requests failed, so every job of a run stopped on some request (issue 18). Here each provider
 error is sorted into one of four kinds:
 
-- **transient** (rate limit 429, 5xx, time-out, lost connection): retried with exponential
-  backoff and jitter (``retry_backoff_s``, doubled, at most 60 s), honouring ``Retry-After``
-  (seconds, fractions, an HTTP date, or ``retry-after-ms``), as often as fits in
-  ``retry_budget_s`` seconds from the request's first attempt (attempts and waits; ``num_retries``,
-  if set, caps the count too); a request that still fails comes back as a *failed* completion
-  (``retryable``: a rerun asks it again), never as an exception that ends the job;
+- **transient** (429 rate limits, 5xx, time-outs, lost connections, whatever class litellm raises:
+  :func:`~workflow_scripts.llm.provider_errors.is_transient`): retried after the provider's hint
+  (``Retry-After`` in seconds, fractions or an HTTP date, ``retry-after-ms``, Google's
+  ``RetryInfo``) but never sooner than an exponential backoff with jitter (``retry_backoff_s``,
+  doubled, at most 60 s), so a hint of 0 or a date already past cannot make a flood of attempts;
+  as often as fits in ``retry_budget_s`` seconds from the request's first attempt (attempts and
+  waits; ``num_retries``, if set, caps the count too); a request that still fails comes back as a
+  *failed* completion (``retryable``: a rerun asks it again), never as an exception that ends the
+  job. Each attempt is bounded as a whole by ``timeout`` seconds (the HTTP client's time-out only
+  bounds the wait between two received bytes: a server trickling a byte a second held a call for
+  ever);
 - **refusal** (litellm's ``ContentPolicyViolationError``, an HTTP 400 subclass, or any 400 whose
   text says the content was refused: :data:`REFUSAL_MARKERS`): an answer with finish reason
   ``content_filter`` and no text, which the parser labels ``refused``;
@@ -23,9 +28,17 @@ error is sorted into one of four kinds:
   ``seed`` that was sent: :mod:`workflow_scripts.llm.adaptation`): the call is made again without
   it (or with the ``top_logprobs`` the provider states), the change recorded in the answer's entry
   (``adaptation``) and applied to the model's later calls of the job;
-- **permanent** (authentication, permission, unknown model, any other rejected parameter, an exhausted
-  quota): :class:`~workflow_scripts.llm.base.PermanentQueryError` naming the model and the config
-  field; the model's job stops, everything answered stays in the cache.
+- **permanent** (authentication, permission, unknown model, any other rejected parameter, a quota
+  exhausted by its provider's error code, :func:`~workflow_scripts.llm.provider_errors.is_quota_exhausted`;
+  a response with more choices than asked, :class:`~workflow_scripts.llm.base.ChoiceCountError`):
+  :class:`~workflow_scripts.llm.base.PermanentQueryError` naming the model and the config field;
+  the model's job stops, everything answered stays in the cache.
+
+What was sent is what is recorded: a seed that litellm left out of the request it sent
+(``drop_params``: :mod:`workflow_scripts.llm.sent`) is recorded as dropped (the answer's
+``adaptation``), and its answer is keyed as asked without a seed. The spend of an answer is
+computed from its raw usage at the price of each kind of token
+(:func:`~workflow_scripts.llm.pricing.usage_cost`).
 """
 
 from __future__ import annotations
@@ -34,9 +47,7 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
-import email.utils
 import logging
-import random
 import time
 from importlib.metadata import version
 from types import SimpleNamespace
@@ -45,9 +56,11 @@ from typing import Callable, Sequence
 import litellm  # offline: workflow_scripts.llm (imported first) set LITELLM_LOCAL_MODEL_COST_MAP
 
 from workflow_scripts.llm.adaptation import Adaptation, Learned, rejection
-from workflow_scripts.llm.base import Completion, OneOfBatch, PermanentQueryError, Request, not_asked
+from workflow_scripts.llm.base import ChoiceCountError, Completion, OneOfBatch, PermanentQueryError, Request, not_asked
 from workflow_scripts.llm.cache import completion_of
 from workflow_scripts.llm.pricing import answer_cost
+from workflow_scripts.llm.provider_errors import CallTimeout, is_transient, retry_after, retry_wait  # noqa: F401
+from workflow_scripts.llm.sent import new_call_id, seed_sent, sent_at, sent_body
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.config.redaction import scrub
 
@@ -70,21 +83,14 @@ PERMANENT_ERRORS = (
     litellm.BadRequestError,
     litellm.UnprocessableEntityError,
 )
-TRANSIENT_ERRORS = (
-    litellm.RateLimitError,
-    litellm.Timeout,
-    litellm.APIConnectionError,
-    litellm.ServiceUnavailableError,
-    litellm.InternalServerError,
-    litellm.BadGatewayError,
-    litellm.APIError,
-)
-QUOTA_MARKERS = ("insufficient_quota", "exceeded your current quota", "quota exceeded", "billing")
-"""A 429 whose message says the account is out of quota is permanent: retrying cannot help."""
 NO_CHOICE = SimpleNamespace(message=SimpleNamespace(content=""), finish_reason=None, logprobs=None)
 """Stands for the answer of a response without any choice (an empty answer, kept and labelled)."""
-BACKOFF_MAX_S = 60.0
 HALT_CHECK_S = 1.0
+SEND_CHECK_S = 0.05
+"""Seconds between two looks at whether litellm has sent an attempt's request (its bound starts then)."""
+UNSENT_S = 60.0
+"""Seconds an attempt may take in all when litellm does not report sending it (a custom handler)."""
+SEED_DROPPED = "litellm left the seed out of the request it sent (drop_params)"
 
 
 class LiteLLMModel(OneOfBatch):
@@ -134,7 +140,7 @@ class LiteLLMModel(OneOfBatch):
                 return [dataclasses.replace(not_asked(reason), retries=retries) for _ in chunk]
             call_started = time.perf_counter()
             try:
-                raw = await litellm.acompletion(**params, **self._transport())
+                raw, sent = await self._attempt(params)
             except PERMANENT_ERRORS as error:
                 if _is_refusal(error):
                     latency = time.perf_counter() - call_started
@@ -150,8 +156,8 @@ class LiteLLMModel(OneOfBatch):
                 adaptation, params = adaptation.combined(change), change.apply(params)
                 log.warning("%s: %s; asking again", first.label or self.spec.name, change.note())
                 continue
-            except TRANSIENT_ERRORS as error:
-                if _is_quota(error):
+            except Exception as error:  # litellm lets other classes through (module docstring)
+                if not is_transient(error):
                     raise self._permanent(error, first) from error
                 wait = self._backoff(error, retries, time.monotonic() - started)
                 if wait is None:
@@ -163,7 +169,37 @@ class LiteLLMModel(OneOfBatch):
                             retries, wait)
                 await self._pause(wait)
                 continue
+            if params.get("seed") is not None and sent is not None and not seed_sent(sent, params["seed"]):
+                change = Adaptation(seed_dropped=True, reason=SEED_DROPPED)
+                self.learned.learn(change, params)
+                adaptation, params = adaptation.combined(change), change.apply(params)
             return self.answers_of(chunk, params, raw, time.perf_counter() - call_started, retries, adaptation)
+
+    async def _attempt(self, params: dict):
+        """One attempt: (litellm's response, the request body it sent or None), bounded as a whole by
+        ``timeout`` seconds from the moment litellm hands the request to its HTTP client
+        (:func:`~workflow_scripts.llm.sent.sent_at`; where litellm does not say, ``timeout`` but at least
+        :data:`UNSENT_S` from the attempt's start;
+        :class:`~workflow_scripts.llm.provider_errors.CallTimeout` past it)."""
+        call_id, started = new_call_id(), time.monotonic()
+        task = asyncio.ensure_future(litellm.acompletion(**params, **self._transport(), litellm_call_id=call_id))
+        try:
+            while not task.done():
+                sent = sent_at(call_id)
+                deadline = sent + self.spec.timeout if sent is not None else started + max(self.spec.timeout, UNSENT_S)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+                    raise CallTimeout(f"no complete answer within models.{self.spec.name}.timeout "
+                                      f"({self.spec.timeout:g} s)")
+                await asyncio.wait({task}, timeout=min(remaining, SEND_CHECK_S) if sent is None else remaining)
+            return task.result(), sent_body(call_id)
+        finally:
+            if not task.done():
+                task.cancel()
+            sent_body(call_id)
 
     async def _pause(self, seconds: float) -> None:
         """Wait ``seconds`` before a retry; with a halt, in steps of at most 1 s, ending early on it."""
@@ -189,24 +225,14 @@ class LiteLLMModel(OneOfBatch):
         the optional ``num_retries`` cap) is spent: the next attempt would start past it."""
         if self.spec.num_retries is not None and retries >= self.spec.num_retries:
             return None
-        wait = retry_after(error)
-        if wait is None:
-            wait = min(BACKOFF_MAX_S, self.spec.retry_backoff_s * 2**retries) * (0.5 + random.random() / 2)
+        wait = retry_wait(error, retries, self.spec.retry_backoff_s)
         if spent + wait > self.spec.retry_budget_s:
             return None
         return wait
 
     def _transport(self) -> dict:
-        """Routing and credentials (never cached, never logged)."""
-        transport = {"timeout": self.spec.timeout, "num_retries": 0, "max_retries": 0}
-        if self.spec.api_base:
-            transport["api_base"] = self.spec.api_base
-        key = self.spec.api_key()
-        if key:
-            transport["api_key"] = key
-        elif self.spec.api_base:
-            transport["api_key"] = "none"  # local OpenAI-compatible servers want some key
-        return transport
+        """Routing and credentials (never cached, never logged): :func:`transport`."""
+        return transport(self.spec)
 
     def _permanent(self, error: Exception, request: Request) -> PermanentQueryError:
         name = self.spec.name
@@ -229,12 +255,24 @@ class LiteLLMModel(OneOfBatch):
         return completion_of(entry, from_cache=False)
 
     def answers_of(self, chunk: Sequence[Request], params: dict, raw, latency: float, retries: int,
-                  adaptation: Adaptation = Adaptation()) -> list[Completion]:
+                   adaptation: Adaptation = Adaptation(), batch: bool = False) -> list[Completion]:
         """The completions of one answered call: one per returned sample (at most ``len(chunk)``);
-        the call's usage, cost and latency go to sample 0 (see :class:`Completion`)."""
+        the call's usage, cost (``batch``: at the batch price) and latency go to sample 0 (see
+        :class:`Completion`).
+
+        Raises:
+            ChoiceCountError: the response holds more choices than the ``len(chunk)`` asked.
+        """
+        if len(raw.choices or []) > len(chunk):
+            raise ChoiceCountError(
+                f"{self.spec.name} ({self.spec.litellm_model}) returned {len(raw.choices)} choices for n = {len(chunk)} "
+                f"({chunk[0].label or 'a request'}); none was read as an answer (litellm's Responses-API bridge can "
+                "return a reasoning model's plan as an extra choice). Ask the model through its chat completions "
+                f"route or another litellm release (models.{self.spec.name}.litellm_model); answers received so far "
+                "are kept in the cache.")
         usage = getattr(raw, "usage", None)
         usage = usage.model_dump() if hasattr(usage, "model_dump") else None
-        cost = answer_cost(raw, self.spec.litellm_model, self.spec.pricing)
+        cost = answer_cost(raw, self.spec.litellm_model, self.spec.pricing, batch)
         completions = []
         for index, (request, choice) in enumerate(zip(chunk, raw.choices or [NO_CHOICE])):
             entry = self._entry(
@@ -267,6 +305,23 @@ class LiteLLMModel(OneOfBatch):
         }
 
 
+def transport(spec: ModelSpec) -> dict:
+    """Routing and credentials of every call to ``spec``'s provider, chat or batch (never cached, never
+    logged): the timeout, no retries of litellm's or the OpenAI client's own (ours are the only
+    layer), ``api_base``, and the key from ``api_key_env``; a model reached through ``api_base``
+    without a key (a keyless local server) is sent the placeholder key ``none``, which the OpenAI
+    client needs to send anything."""
+    sent = {"timeout": spec.timeout, "num_retries": 0, "max_retries": 0}
+    if spec.api_base:
+        sent["api_base"] = spec.api_base
+    key = spec.api_key()
+    if key:
+        sent["api_key"] = key
+    elif spec.api_base:
+        sent["api_key"] = "none"  # local OpenAI-compatible servers want some key
+    return sent
+
+
 def failed(request: Request, params: dict, reason: str, retries: int = 0, retryable: bool = True) -> Completion:
     """A completion without an answer: ``reason`` says why (never cached)."""
     log.warning("%s: no answer: %s", request.label or "request", reason)
@@ -297,37 +352,6 @@ def token_logprobs(choice) -> list[dict] | None:
     ] or None
 
 
-def retry_after(error: Exception, now: float | None = None) -> float | None:
-    """Seconds the provider asks to wait before the next attempt, or None if it does not say.
-
-    Read from the error's response headers (RFC 9110 §10.2.3): ``retry-after-ms`` (milliseconds,
-    sent by OpenAI and Azure), else ``Retry-After`` as seconds (fractions accepted) or as an HTTP
-    date (seconds from ``now``, default the current time). A date in the past gives 0.
-    """
-    headers = getattr(error, "litellm_response_headers", None)
-    if headers is None:
-        headers = getattr(getattr(error, "response", None), "headers", None)
-    if headers is None:
-        return None
-    milliseconds = _number(headers.get("retry-after-ms"))
-    if milliseconds is not None:
-        return max(0.0, milliseconds / 1000)
-    value = headers.get("retry-after")
-    seconds = _number(value)
-    if seconds is None and value:
-        with contextlib.suppress(TypeError, ValueError, IndexError):
-            seconds = email.utils.parsedate_to_datetime(value).timestamp() - (time.time() if now is None else now)
-    return None if seconds is None else max(0.0, seconds)
-
-
-def _number(value) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if number == number and number not in (float("inf"), float("-inf")) else None
-
-
 def _is_refusal(error: Exception) -> bool:
     return isinstance(error, REFUSAL_ERRORS) or (
         isinstance(error, litellm.BadRequestError) and any(m in str(error).lower() for m in REFUSAL_MARKERS))
@@ -336,10 +360,6 @@ def _is_refusal(error: Exception) -> bool:
 def _is_too_long(error: Exception) -> bool:
     return isinstance(error, TOO_LONG_ERRORS) or (
         isinstance(error, litellm.BadRequestError) and any(m in str(error).lower() for m in TOO_LONG_MARKERS))
-
-
-def _is_quota(error: Exception) -> bool:
-    return isinstance(error, litellm.RateLimitError) and any(m in str(error).lower() for m in QUOTA_MARKERS)
 
 
 def _short(error: Exception | str, limit: int = 300) -> str:

@@ -53,7 +53,7 @@ from workflow_scripts.llm.keys import canonical_json
 from workflow_scripts.llm.choice import Answer
 from workflow_scripts.llm.estimation import Estimate
 from workflow_scripts.llm.grouping import DRAWS
-from workflow_scripts.llm.commitments import ANSWER_KINDS
+from workflow_scripts.llm.reading.commitments import ANSWER_KINDS
 from workflow_scripts.llm.parsing import STATUSES, VALID
 from workflow_scripts.llm.spec import LOGPROBS, SAMPLE
 

@@ -26,6 +26,7 @@ from workflow_scripts.llm.base import Completion, LanguageModel, Request
 from workflow_scripts.llm.choice import (VALID, Answer, Attempt, _attempt, _label, _wants_logprobs, attempt_replicate,
                                          probabilities_of, reask_messages)
 from workflow_scripts.llm.grouping import group_key
+from workflow_scripts.llm.parsing import question_text
 from workflow_scripts.llm.templates import PromptTemplate
 
 
@@ -53,6 +54,11 @@ class _Asking:
     question: Question
     conversation: list[dict]
     attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def prompt(self) -> str:
+        """The question's text, as the reader sees it (:func:`~workflow_scripts.llm.parsing.question_text`)."""
+        return question_text(self.question.messages)
 
     def open(self, wave: int, max_reasks: int) -> bool:
         if not self.attempts:
@@ -86,7 +92,7 @@ async def ask_round(model: LanguageModel, questions: Sequence[Question], max_rea
                                                 reask_note)
         requests = [_request(a, wave, logprobs) for a in due]
         for a, request, completion in zip(due, requests, await complete_grouped(model, requests)):
-            a.attempts.append(_attempt(request.replicate, completion, a.question.options))
+            a.attempts.append(_attempt(request.replicate, completion, a.question.options, a.prompt))
     return [_answer(model, a, logprobs) for a in asking]
 
 

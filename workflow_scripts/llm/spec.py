@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from workflow_scripts.config.redaction import SECRET_PARAM
+from workflow_scripts.llm.batch_reach import batch_providers, batch_reach
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.keys import canonical_json, request_key
 from workflow_scripts.llm.litellm_facts import remembered
@@ -42,9 +43,9 @@ ESTIMATIONS = (SAMPLE, LOGPROBS, AUTO)
 
 LLAMA_CPP = "llama.cpp"
 """``models.<name>.server`` of a llama.cpp server (llama-server or llama-cpp-python's)."""
-BATCH_PROVIDERS = ("openai", "azure", "vertex_ai", "bedrock", "hosted_vllm", "mistral", "xai")
-"""litellm providers whose files and batches API the pinned litellm reaches (``litellm.create_batch``;
-not anthropic, gemini (AI Studio) or together_ai)."""
+BATCH_PROVIDERS = batch_providers()
+"""litellm providers whose files and batches API the pinned litellm reaches
+(:data:`workflow_scripts.llm.batch_reach.BATCH_REACH`)."""
 NEUTRAL_SAMPLING = {k: v for k, v in {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP}.items() if k != "temperature"}
 """Every sampler that reshapes the next-token distribution besides temperature, at its neutral value
 (:mod:`workflow_scripts.llm.sampling`): the log-probability method derives the sampled distribution
@@ -180,22 +181,22 @@ class ModelSpec:
 
     @property
     def has_batch_api(self) -> bool:
-        """Whether litellm reaches a batch API for this model: its provider is one of
-        :data:`BATCH_PROVIDERS` and it is not the embedded model."""
-        return self.litellm_model.split("/", 1)[0] in BATCH_PROVIDERS and not self.embedded
+        """Whether litellm reaches a batch API for this model: its provider's batch life is reached
+        (:func:`~workflow_scripts.llm.batch_reach.batch_reach`) and it is not the embedded model."""
+        return batch_reach(self.litellm_model).reachable and not self.embedded
 
     def check_batch(self) -> None:
-        """Refuse ``batch: true`` for a provider whose batch API litellm does not reach.
+        """Refuse ``batch: true`` for a provider whose batch API litellm does not reach, with the reason.
 
         Raises:
-            ConfigError: naming ``models.<name>.batch`` and the providers that have one.
+            ConfigError: naming ``models.<name>.batch``, why, and the providers that have one.
         """
         provider = self.litellm_model.split("/", 1)[0]
         if self.batch and not self.has_batch_api:
+            reason = "an embedded model" if self.embedded else batch_reach(self.litellm_model).reason
             raise ConfigError(
-                f"models.{self.name}.batch: true, but litellm has no batch API for provider {provider!r}"
-                f"{' (an embedded model)' if self.embedded else ''}; set batch: false, or use one of "
-                f"{', '.join(BATCH_PROVIDERS)}")
+                f"models.{self.name}.batch: true, but litellm has no batch API for provider {provider!r} ({reason}); "
+                f"set batch: false, or use one of {', '.join(BATCH_PROVIDERS)}")
 
     def check_no_secrets(self) -> None:
         """Refuse credentials in parameters that would be written to the cache.
@@ -376,15 +377,20 @@ def _chat_template(name: str, embedded: str | None, configured: str | None) -> s
 
     Raises:
         ConfigError: ``chat_template`` on a model that is not embedded (its server's template is the
-            provider's; nothing here can set it).
+            provider's; nothing here can set it), or ``gguf`` for a file that carries no template.
     """
     if embedded is None:
         if configured is not None:
             raise ConfigError(f"models.{name}.chat_template: only an embedded model's server takes a chat "
                               f"template (a provider formats its own); remove it, or set models.{name}.embedded")
         return None
+    from workflow_scripts.llm.chat_templates import OWN
     from workflow_scripts.llm.embedded import EMBEDDED_CHAT_TEMPLATES
 
+    if configured == OWN and EMBEDDED_CHAT_TEMPLATES[embedded] != OWN:
+        raise ConfigError(f"models.{name}.chat_template: {embedded}'s file carries no chat template of its own "
+                          f"(llama-cpp-python would fall back to Llama-2's [INST] silently); remove it to use "
+                          f"{EMBEDDED_CHAT_TEMPLATES[embedded]}")
     return configured or EMBEDDED_CHAT_TEMPLATES[embedded]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from urllib.parse import unquote
 
 import workflow_scripts.llm  # noqa: F401  (first: litellm works offline, see its docstring)
 import litellm  # noqa: E402
@@ -17,6 +18,11 @@ def user_text(messages: list[dict]) -> str:
     """The user turns of a conversation joined by blank lines: the question, and after a re-ask
     the note that quotes the unreadable answer (what a scripted player reads)."""
     return "\n\n".join(m["content"] for m in messages if m["role"] == "user")
+
+
+def written_answer(name: str) -> str:
+    """The answer of a ``text:<answer>`` player: ``<answer>`` percent-decoded (``text:I%20choose%20L``)."""
+    return unquote(name.split(":", 1)[1])
 
 
 class ScriptedLLM(CustomLLM):

@@ -13,8 +13,8 @@ Model names after the prefix:
 - a rule of :data:`workflow_scripts.gametheory.collective_risk_strategies.SCRIPTED_RULES` (``always_0``, ``always_4``,
   ``exact_split``, ``conditional``, ``split_until_settled``): contributions by that rule; a value
   question (any prompt whose answer line does not list the actions) gets the first option;
-- ``text:<answer>``: always answers ``<answer>`` verbatim (to test answer handling, e.g.
-  ``text:I will put 2 units into the pool.`` or ``text:banana``);
+- ``text:<answer>``: always answers ``<answer>``, percent-decoded (to test answer handling, e.g.
+  ``text:I%20will%20put%202%20units%20into%20the%20pool.`` or ``text:banana``; a model id holds no spaces);
 - ``reask:<rule>``: answers ``unreadable`` unless the prompt already quotes that answer (a
   re-ask), then plays ``<rule>``: every decision needs exactly one re-ask;
 - ``sure:<q>``: a stochastic player as sure of its move as a model of determinism q: 2 with
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.gametheory.collective_risk_strategies import scripted_rule
-from workflow_scripts.players.base import ScriptedLLM
+from workflow_scripts.players.base import ScriptedLLM, written_answer
 
 UNREADABLE = "unreadable"
 _ROUND = re.compile(r"^Current round: (\d+) of (\d+)$", re.MULTILINE)
@@ -90,7 +90,7 @@ def answer(name: str, prompt: str, seed: int | str | None = None) -> str:
         ValueError: for an unknown rule, or a prompt that is not a CRG prompt.
     """
     if name.startswith("text:"):
-        return name[len("text:"):]
+        return written_answer(name)
     if name.startswith("reask:"):
         if f'"{UNREADABLE}"' not in prompt:
             return UNREADABLE

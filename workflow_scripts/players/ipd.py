@@ -17,7 +17,8 @@ Model names after the prefix:
 - ``lastround:<strategy>``: plays <strategy> but defects (R) in the announced last round
   of a game of known length ("The interaction lasts N rounds." and "This is Round N.",
   SI §4.6), a last-round defector like GPT-5 in seed 001;
-- ``text:<answer>``: always answers ``<answer>`` verbatim (to test answer handling).
+- ``text:<answer>``: always answers ``<answer>``, percent-decoded (to test answer handling: a model
+  id holds no spaces, so ``text:I%20choose%20L`` answers ``I choose L``).
 
 A memory-n strategy answers from the last n outcomes named in the prompt; with fewer
 outcomes than n it uses the entry of the shorter history (memory-2 after one outcome: its
@@ -39,7 +40,7 @@ import numpy as np  # noqa: E402
 from workflow_scripts.gametheory.memory import history_index, memory_of  # noqa: E402
 from workflow_scripts.gametheory.payoffs import STANDARD_PAYOFFS  # noqa: E402
 from workflow_scripts.gametheory.known import reference_strategy  # noqa: E402
-from workflow_scripts.players.base import ScriptedLLM  # noqa: E402
+from workflow_scripts.players.base import ScriptedLLM, written_answer  # noqa: E402
 
 _MOVES = re.compile(r"you chose ([LR])[,.]?\s+(?:and\s+)?(?:the other agent|they) chose ([LR])")
 _KNOWN_LENGTH = re.compile(r"The interaction lasts (\d+) rounds\.")
@@ -91,7 +92,7 @@ def answer(name: str, prompt: str, seed: int | None) -> str:
         ValueError: for an unknown strategy name.
     """
     if name.startswith("text:"):
-        return name[len("text:"):]
+        return written_answer(name)
     if name.startswith("lastround:"):
         return "R" if is_announced_last_round(prompt) else answer(name[len("lastround:"):], prompt, seed)
     digest = hashlib.sha256(f"{seed}/{prompt}".encode()).digest()

@@ -20,8 +20,9 @@ would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models
   ``unknown`` where the price is unknown, never 0 unless nothing is missing;
 - ``batch_cost_usd``: the same requests at the provider's batch-API price where litellm's map has
   one (:func:`~workflow_scripts.llm.pricing.batch_token_prices`) and litellm reaches the provider's
-  batch API (``ModelSpec.has_batch_api``: not Anthropic, Gemini's AI Studio or Together, although the
-  map prices some of their models' batches), else ``unknown`` (no discount is assumed).
+  batch API (``ModelSpec.has_batch_api``, the table of :mod:`workflow_scripts.llm.batch_reach`, the
+  same rule as ``batch: true``: not Anthropic, Bedrock, vLLM or Together, although the map prices
+  some of their models' batches), else ``unknown`` (no discount is assumed).
 - ``grouping`` (games: collective-risk designs and actual play): how the model's identical
   questions of a round are asked together (:func:`~workflow_scripts.llm.grouping.grouping_mode`:
   ``n`` choices of one call, draws from one ``logprobs`` request, or ``separate`` calls);

@@ -4,7 +4,8 @@ From the base-prompt games (self-play of designs 1-2 and every seat split of des
 the payoff table of :mod:`workflow_scripts.evolution.payoff_tables` (mean expected payoff of a
 seat of each model at each seat split), then rare-mutation Fermi selection in one table (N = 6)
 and in a well-mixed population (N = 30), and the self-play target rate weighted by the stationary
-mass (Fig. 5a/b). A risk that lacks a seat split or a self-play is skipped with the reason.
+mass (Fig. 5a/b). A risk that lacks a seat split or a self-play, or where every game ended incomplete
+(unreadable answers), is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -140,11 +141,23 @@ def _means(frame: pd.DataFrame, call: list[str], by: list[str]) -> pd.Series:
     return pd.concat(means) if means else pd.Series(dtype=float)
 
 
+NO_COMPLETE_GAME = "no complete game at this risk (every game ended incomplete: no readable answer for some decision)"
+
+
+def risks_without_games(seats: pd.DataFrame, payoffs: pd.DataFrame, populations: list[int]) -> pd.DataFrame:
+    """The risks played whose games all ended incomplete, as skipped rows (population, p, reason):
+    the selection says which risks it could not use, rather than leaving them out silently."""
+    missing = sorted(set(seats["p"].dropna().astype(float)) - set(payoffs["p"].dropna().astype(float)))
+    rows = [{"population": n, "p": p, "reason": NO_COMPLETE_GAME} for n in populations for p in missing]
+    return pd.DataFrame(rows, columns=["population", "p", "reason"])
+
+
 def target_rates(seats: pd.DataFrame) -> pd.DataFrame:
     """Self-play target rate per model and risk (base-prompt self-play games): model, p, target_rate, games."""
     games = self_play_games(seats[seats["design"].isin(SELF_PLAY_DESIGNS)])
     grouped = games.groupby(["model", "p"])["target_reached"]
-    return pd.DataFrame({"target_rate": grouped.mean().astype(float), "games": grouped.size()}).reset_index()
+    rates = pd.DataFrame({"target_rate": grouped.mean().astype(float), "games": grouped.size()}).reset_index()
+    return rates.astype({"model": str, "p": float, "target_rate": float, "games": int})
 
 
 def weighted_target_rates(stationary: pd.DataFrame, rates: pd.DataFrame) -> pd.DataFrame:
@@ -154,7 +167,8 @@ def weighted_target_rates(stationary: pd.DataFrame, rates: pd.DataFrame) -> pd.D
         Columns population, p, weighted_target_rate (NaN if a model with mass lacks self-play at
         p), top_model (the largest mass), top_mass.
     """
-    joined = stationary.merge(rates[["model", "p", "target_rate"]], on=["model", "p"], how="left")
+    typed = {"model": str, "p": float}
+    joined = stationary.astype(typed).merge(rates[["model", "p", "target_rate"]].astype(typed), on=["model", "p"], how="left")
     rows = []
     for (population, p), part in joined.groupby(["population", "p"], sort=True):
         top = part.loc[part["mass"].idxmax()]

@@ -66,7 +66,7 @@ CAPTIONS = {
         "Rare-mutation Fermi selection (beta = {beta:g}) over the models of the mixed tables, from base-prompt "
         "payoffs (seed 000 Section 3.3, Fig. 5). N = 6: one table; larger N: well mixed, tables of 6 drawn "
         "at random. rho: fixation probability of one mutant among residents (neutral 1/N). Risks that "
-        "lack a seat split or a self-play are listed under 'skipped' with what is missing."
+        "lack a seat split or a self-play, or whose games all ended incomplete, are listed under 'skipped' with the reason."
     ),
 }
 

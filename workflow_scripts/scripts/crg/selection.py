@@ -10,7 +10,9 @@ from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 from workflow_scripts.crg.analysis.game_bootstrap import blockwise, cell_games, game_draws, top_probabilities, with_intervals
 from workflow_scripts.crg.analysis.seat_results import pick
 from workflow_scripts.crg.design.seeds import derive_seed
-from workflow_scripts.crg.analysis.selection import payoff_table, stationary_draws, target_rates, weighted_target_rates
+from workflow_scripts.crg.analysis.selection import (
+    payoff_table, risks_without_games, stationary_draws, target_rates, weighted_target_rates,
+)
 from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
 from workflow_scripts.evolution.payoff_tables import check_payoff_table, select_by_risk
 from workflow_scripts.scripts.logs import rule_log
@@ -26,6 +28,8 @@ with rule_log(snakemake.log[0]) as log:
     payoffs.to_csv(out.payoffs, index=False)
     fixation, stationary, skipped = select_by_risk(
         check_payoff_table(payoffs, group), models, list(params.population_sizes), group, params.beta)
+    unplayed = risks_without_games(seats, payoffs, list(params.population_sizes))
+    skipped = pd.concat([skipped, unplayed], ignore_index=True) if len(unplayed) else skipped
 
     cells = cell_games(seats)
     numbers = game_draws(cells, int(params.draws), derive_seed(params.seed, "selection"))

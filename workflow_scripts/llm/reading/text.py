@@ -1,4 +1,4 @@
-"""The part of a raw answer that answers, in plain characters (ours; issue 18).
+"""The part of a raw answer that answers, in plain characters (ours).
 
 What a careful reader skips before reading an answer: the reasoning before it (``<think>`` blocks
 and their relatives, the analysis channel of open-weight reasoning models), end-of-turn tokens left
@@ -8,6 +8,7 @@ spaces). Nothing here reads an option; :mod:`workflow_scripts.llm.commitments` d
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 
@@ -43,10 +44,19 @@ _FINAL_CHANNEL = re.compile(r"<\|channel\|>\s*final\s*(?:<\|constrain\|>\s*\w+\s
 _ANALYSIS_CHANNEL = re.compile(
     r"^\s*(?:<\|start\|>\s*)?(?:assistant\s*)?(?:<\|channel\|>\s*analysis\b|analysis(?=[A-Z]))", re.I
 )
-# Zero-width and invisible format characters (ZWSP, ZWNJ, ZWJ, word joiner, BOM, soft hyphen,
-# Mongolian vowel separator): removed; NFKC then folds full-width letters and no-break spaces.
-_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e]")
-_DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-"})
+# Invisible characters, removed: zero-width and format characters (ZWSP, ZWNJ, ZWJ, word joiner, BOM,
+# soft hyphen, Mongolian vowel separator), direction marks and embeddings (LRM, RLM, LRE ... PDI),
+# and variation selectors (VS1-VS16, which turn a character into its emoji or text presentation,
+# and VS17-VS256): "🤝\ufe0f" is the option "🤝". NFKC then folds full-width letters and no-break spaces.
+_INVISIBLE = re.compile(
+    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\u180b-\u180e\ufe00-\ufe0f"
+    "\U000e0100-\U000e01ef]"
+)
+# Look-alikes a reader does not tell apart: hyphens and minus as "-", curly quotes and primes as straight ones.
+_LOOKALIKES = str.maketrans({
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-",
+    "\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"', "\u201f": '"',
+})
 
 _FLAGS = re.IGNORECASE
 _REASONING_OPEN = re.compile("|".join(re.escape(o) for o, _ in REASONING_TAGS), _FLAGS)
@@ -80,9 +90,26 @@ def answer_part(text: str) -> str | None:
 
 
 def plain(text: str) -> str:
-    """``text`` in the characters a reader sees: zero-width characters removed, NFKC-folded.
+    """``text`` in the characters a reader sees: invisible characters removed, NFKC-folded.
 
     Full-width letters and digits become ASCII (``Ｌ`` → ``L``), no-break and other spaces become
-    spaces, and hyphen look-alikes become ``-`` (Unicode TR 15, compatibility decomposition).
+    spaces (Unicode TR 15, compatibility decomposition), hyphen look-alikes become ``-`` and curly
+    quotes straight ones; variation selectors and direction marks are dropped. Options are folded
+    the same way (:mod:`workflow_scripts.llm.reading.options`), so both compare as a reader sees them.
     """
-    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_DASHES)
+    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_LOOKALIKES)
+
+
+_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]<>#+\-.!|])")
+_BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
+
+
+_HARD_BREAK = re.compile(r"\\$", re.MULTILINE)
+
+
+def rendered(text: str) -> str:
+    """``text`` as it reads once rendered: HTML entities decoded (``&lt;price&gt;`` is ``<price>``),
+    Markdown's backslash escapes and hard line breaks dropped (``\\<price\\>``, a ``\\`` ending a
+    line), and ``\\boxed{x}`` shown as emphasised ``x``."""
+    text = _MARKDOWN_ESCAPE.sub(r"\1", _HARD_BREAK.sub("", html.unescape(text)))
+    return _BOXED.sub(r"**\1**", text)
