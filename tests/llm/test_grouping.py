@@ -12,6 +12,7 @@ import pytest
 
 from tests.crg.helpers import prompter_for
 from tests.crg.test_runner import job as crg_job
+from tests.llm.fakes import ScriptedModel
 from tests.stub_server import StubServer
 from workflow_scripts.crg.query.job import run_job
 from workflow_scripts.crg.query.rows import tables
@@ -21,8 +22,10 @@ from workflow_scripts.llm.budget import Budget
 from workflow_scripts.llm.grouping import (CHECK_EVERY, CHECKS, DRAWS, MIN_CHECKED, N_SAMPLES, PROBE_REPLICATE, SEPARATE,
                                            CheckState, calls_of, drawn, group_key, grouping_mode,
                                            identical_choice_fault)
-from workflow_scripts.llm.rounds import complete_grouped
+from workflow_scripts.llm.choice import ask_choice
+from workflow_scripts.llm.rounds import Question, ask_round, complete_grouped
 from workflow_scripts.llm.spec import ModelSpec
+from workflow_scripts.llm.templates import PromptTemplate
 
 ROUNDS, SEATS = 10, 6
 
@@ -128,6 +131,20 @@ def test_requests_are_grouped_by_identity_and_answered_in_order():
     done = asyncio.run(complete_grouped(Model(), requests))
     assert asked == [[0, 2], [1, 3]] and [c.text for c in done] == list("abab")
 
+
+
+@pytest.mark.parametrize("text, value", [("My choice: 4 points", None), ("My choice: 4 units", "4")])
+def test_a_grouped_round_reads_answers_in_the_questions_nouns_as_a_question_asked_alone(text, value):
+    """The reader counts amounts in the prompt's nouns: where the question speaks of units, "4 points"
+    is no amount of it (read without the prompt it would be 4); ask_round reads as ask_choice does."""
+    note = PromptTemplate("reask", 'Your answer "$previous" was unreadable. Answer with one of: $options.',
+                          ("previous", "options"))
+    question = [{"role": "user", "content": "Contribute 0, 2 or 4 units to the pool."}]
+    options = ("0", "2", "4")
+    grouped = asyncio.run(ask_round(ScriptedModel([text, text]), [Question(question, options, i) for i in (1, 2)], 0,
+                                    note))
+    alone = asyncio.run(ask_choice(ScriptedModel([text]), question, options, 1, 0, note))
+    assert [a.value for a in grouped] == [value, value] and alone.value == value
 
 # --- n choices of one call ---
 
