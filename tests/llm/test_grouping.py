@@ -83,6 +83,8 @@ def test_the_group_key_is_the_request_without_its_replicate():
     assert group_key(a) == group_key(b)
     assert group_key(a) != group_key(Request(a.messages, "r1", ("0", "2"), logprobs=True))
     assert group_key(a) != group_key(Request([{"role": "user", "content": "q "}], "r1", ("0", "2")))
+    assert group_key(a) != group_key(Request(a.messages, "r1", ("0", "2", "4")))  # another question's options
+    assert group_key(a) != group_key(Request([{"role": "system", "content": "s"}, *a.messages], "r1", ("0", "2")))
 
 
 def test_draws_invert_the_cumulative_distribution_in_option_order():
