@@ -312,3 +312,16 @@ def test_grouped_requests_by_mode_by_hand(tmp_path):
     assert {name: row["grouped_requests"] for name, row in found.items()} == {"n": 142, "draws": 120, "apart": 1200}
     assert found["apart"]["grouped_cost_usd"] == found["apart"]["cost_usd"]
     assert 0 < found["draws"]["grouped_cost_usd"] < found["n"]["grouped_cost_usd"] < found["n"]["cost_usd"]
+
+
+def test_the_summary_bounds_the_calls_of_a_second_reader():
+    """With answer_extraction each question may add one request to the reader: the bound is the run's
+    questions (7 here), named in the summary and the table; without it nothing is said."""
+    from workflow_scripts.tools.plan import markdown, summary
+
+    plan = pd.DataFrame([{"model": TOTAL, "study": TOTAL, "experiment": TOTAL, "questions": 7, "cached": 2,
+                          "missing": 5, "max_requests": 15, "cost_usd": 0.0, "batch_cost_usd": 0.0}])
+    assert "answer_extraction" not in summary(plan) and "answer_extraction" not in markdown(plan)
+    assert summary(plan, "reader").endswith("; answer_extraction may add up to 7 requests to reader (one per question "
+                                            "whose answer stays invalid after its re-asks; not in the rows or costs above)")
+    assert "answer_extraction may add up to 7 requests to reader" in markdown(plan, "reader")

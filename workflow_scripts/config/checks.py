@@ -104,6 +104,17 @@ def study_models(config: dict, selected: list[str], study: str) -> list[str]:
     return [m for m in selected if m in listed]
 
 
+def extraction_problems(config: dict) -> list[str]:
+    """``ipd.analysis.use_extracted_answers: true`` while ``answer_extraction`` is null: the tables would
+    count no extracted answer (the model named by ``answer_extraction`` is checked by
+    :func:`workflow_scripts.llm.extraction.extraction_setting`)."""
+    wanted = ((config.get("ipd") or {}).get("analysis") or {}).get("use_extracted_answers")
+    if wanted and config.get("answer_extraction") is None:
+        return ["ipd.analysis.use_extracted_answers: true, but answer_extraction is null, so no answer is extracted; "
+                "name a configured model in answer_extraction, or set use_extracted_answers: false"]
+    return []
+
+
 def key_name_problems(config: dict) -> list[str]:
     """``models.<m>.api_key_env`` values that look like keys (redaction.looks_like_key), unrepeated."""
     return [
@@ -143,10 +154,19 @@ def _leaves(mapping: dict, prefix: str = ""):
 
 
 def model_spec_problems(config: dict, models: list[str]) -> list[str]:
-    """Selected models whose entry cannot become a ModelSpec (credentials in decoding / extra)."""
+    """Selected models whose entry cannot become a ModelSpec (credentials in decoding / extra, a ``serve``
+    section that cannot work: every problem of it, :func:`~workflow_scripts.llm.serving.spec.serve_problems`)."""
+    from workflow_scripts.config.schema import model_entry
+    from workflow_scripts.llm.serving.spec import config_problems as serve_config_problems, serve_problems
+
     problems = []
     for name in models:
         try:
+            entry = model_entry(name, config["models"][name])
+            served = serve_problems(name, entry) + serve_config_problems(name, entry)
+            if served:
+                problems += served
+                continue
             ModelSpec.from_config(name, config["models"][name], list(config.get("custom_providers") or {}))
         except ConfigError as error:
             problems.append(str(error))

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workflow_scripts.config.checks import key_name_problems, model_spec_problems, names, parameter_key_problems, study_models
+from workflow_scripts.config.checks import (extraction_problems, key_name_problems, model_spec_problems, names,
+                                            parameter_key_problems, study_models)
 from workflow_scripts.crg.design.checks import crg_template_problems
 from workflow_scripts.crg.design.jobs import planned_jobs
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.ipd.design.checks import estimation_problems, payoff_problems
 from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_conditions
+from workflow_scripts.ipd.design.pairs import model_pairs, pair_models
 
 
 def selection(config: dict) -> tuple[list[str], list[str]]:
@@ -43,8 +45,9 @@ def selection(config: dict) -> tuple[list[str], list[str]]:
 
 
 def idle_models(config: dict, selected: list[str]) -> list[str]:
-    """The ``selected`` models that no study asks (see :func:`studied_models`), in selection order."""
-    asked = studied_models(config, selected)
+    """The ``selected`` models that no study asks (see :func:`studied_models`) and that are not the
+    second reader (``answer_extraction``), in selection order."""
+    asked = [*studied_models(config, selected), config.get("answer_extraction")]
     return [m for m in selected if m not in asked]
 
 
@@ -88,6 +91,29 @@ def studied_models(config: dict, selected: list[str]) -> set[str]:
     return asked | {m for job in planned_jobs(config, selected) for m in job.models}
 
 
+def served_together_warnings(config: dict, selected: list[str]) -> list[str]:
+    """Served models (``serve``) that meet in a query job (a prisoner's-dilemma pair, a mixed
+    collective-risk table): on a SLURM cluster a query job runs beside the servers of all its served
+    models, so both servers and every query job of either model become one SLURM job on one node,
+    asking for the GPUs of both. One message per pair of such models."""
+    served = {m for m in selected if (config["models"][m].get("serve") or None)}
+    if len(served) < 2:
+        return []
+    ipd = config["ipd"]
+    plays = [e for e in enabled_experiments(ipd) if ipd["experiments"][e].get("kind") == "play"]
+    lineups = [pair_models(p) for p in model_pairs(study_models(config, selected, "ipd"))] if plays else []
+    lineups += [job.models for job in planned_jobs(config, selected)]
+    meeting = sorted({tuple(sorted(set(models) & served)) for models in lineups if len(set(models) & served) > 1})
+    return [f"models {' and '.join(names)} are both served (serve) and meet in a query job: on a SLURM cluster "
+            f"their servers and every query job of either run as one SLURM job on one node, asking for "
+            f"{sum(_gpus(config, m) for m in names)} GPUs; where no node has them, serve one elsewhere "
+            "(api_base) or keep them apart (ipd play pairs, crg.designs.mixed.pairs)" for names in meeting]
+
+
+def _gpus(config: dict, model: str) -> int:
+    return int(((config["models"][model]["serve"].get("resources") or {}).get("gpus", 1)))
+
+
 def _all_condition_ids(config: dict, models: list[str]) -> set[str]:
     ipd = config["ipd"]
     ipd_ids = {c.id for e in enabled_experiments(ipd) for c in experiment_conditions(ipd, e)}
@@ -108,7 +134,9 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
       (:func:`~workflow_scripts.ipd.design.checks.estimation_problems`);
     - ``crg.designs.<d>.conditions.<c>.template`` naming no template file, or one with an
       unknown placeholder.
-    - a selected model that no study asks (:func:`idle_problems`).
+    - a selected model that no study asks (:func:`idle_problems`);
+    - ``ipd.analysis.use_extracted_answers`` without a second reader
+      (:func:`~workflow_scripts.config.checks.extraction_problems`).
 
     Args:
         models: the selected model names (see :func:`selection`).
@@ -125,4 +153,5 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
         *estimation_problems(config, models),
         *crg_template_problems(config, models, basedir),
         *idle_problems(config, models),
+        *extraction_problems(config),
     ]
