@@ -2,11 +2,14 @@
 
 A repeated game between two memory-n strategies is followed round by round over
 explicit histories (tuples of outcome labels, most recent first, own move first):
-no transition matrix, no index tables. Used to check truncated series and to
-simulate matches.
+no transition matrix, no index tables. Used to check truncated series, to
+simulate matches and for exact (rational) limits of means.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
+from itertools import permutations, zip_longest
 
 import numpy as np
 
@@ -70,3 +73,57 @@ def simulate(focal, co_player, payoffs, rounds, generator):
         scores[t] = payoff_of[outcome], payoff_of[theirs + mine]
         history = ((outcome,) + history)[:2]
     return scores
+
+
+def exact_limit_of_means(focal, co_player, payoffs):
+    """Exact w = 0 payoffs (focal, co-player) of two memory-1 strategies, as Fractions.
+
+    A second method beside the library's graph construction, in rational arithmetic:
+    the Abel limit lim_{w->0} w e_0 (I - (1-w) M)^-1 r (equal to the limit of means,
+    Puterman 1994, Theorem A.6). By Cramer's rule the value is w det(A_0(w)) / det(A(w))
+    with A(w) = I - (1-w) M and A_0 its column 0 replaced by r; both determinants are
+    polynomials in w (Leibniz expansion), and the limit is the ratio of their lowest
+    non-zero coefficients. Entries are converted with Fraction(float), i.e. exactly.
+    """
+    states = [()] + [(label,) for label in LABELS]
+    mine = dict(zip(LABELS, (Fraction(p) for p in payoffs)))
+    theirs = {label: mine[label[::-1]] for label in LABELS}
+    size = len(states)
+    matrix = [[Fraction(0)] * size for _ in states]
+    rewards = ([Fraction(0)] * size, [Fraction(0)] * size)
+    for i, history in enumerate(states):
+        x, y = Fraction(lookup(focal, history)), Fraction(lookup(co_player, swapped(history)))
+        for label, p in zip(LABELS, (x * y, x * (1 - y), (1 - x) * y, (1 - x) * (1 - y))):
+            matrix[i][states.index((label,))] += p
+            rewards[0][i] += p * mine[label]
+            rewards[1][i] += p * theirs[label]
+    system = [[[Fraction(int(i == j)) - matrix[i][j], matrix[i][j]] for j in range(size)] for i in range(size)]
+    denominator = _polynomial_determinant(system)
+    order = next(k for k, c in enumerate(denominator) if c != 0)
+    values = []
+    for stream in rewards:
+        replaced = [[[stream[i]] if j == 0 else system[i][j] for j in range(size)] for i in range(size)]
+        numerator = [Fraction(0)] + _polynomial_determinant(replaced)  # times w
+        assert not any(numerator[:order]), "the Abel limit must exist"
+        values.append(numerator[order] / denominator[order])
+    return tuple(values)
+
+
+def _polynomial_determinant(matrix):
+    """Determinant of a square matrix of polynomials (coefficient lists, lowest first)."""
+    total = [Fraction(0)]
+    for permutation in permutations(range(len(matrix))):
+        inversions = sum(a > b for i, a in enumerate(permutation) for b in permutation[i + 1:])
+        term = [Fraction((-1) ** inversions)]
+        for row, column in enumerate(permutation):
+            term = _polynomial_product(term, matrix[row][column])
+        total = [a + b for a, b in zip_longest(total, term, fillvalue=Fraction(0))]
+    return total
+
+
+def _polynomial_product(a, b):
+    product = [Fraction(0)] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            product[i + j] += x * y
+    return product

@@ -1,5 +1,7 @@
 """Tests of chains.py: exact Cesaro limits of periodic and multichain Markov chains."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,9 +10,11 @@ from hypothesis import strategies as st
 from workflow_scripts.gametheory.chains import (
     STRUCTURAL_ZERO,
     _without_structural_zeros,
+    absorption_probabilities,
     cesaro_limit,
     closed_classes,
     ergodic_projector_svd,
+    markov_stationary_distribution,
 )
 
 
@@ -129,3 +133,32 @@ def test_a_leak_one_float_above_the_tolerance_is_kept():
     expected = np.array([[0.0, 1.0], [0.0, 1.0]])
     assert np.allclose(cesaro_limit(matrix), expected, atol=1e-15, rtol=0)
     assert np.allclose(cesaro_limit(np.stack([matrix, leaking(AT)])), [expected, np.eye(2)], atol=1e-15, rtol=0)
+
+
+# --- nearly decomposable chains: the GTH reduction keeps every entry to a small relative error ---
+
+@pytest.mark.parametrize(("a", "b", "c", "d"), [(1e-9, 1e-9, 0.3, 1e-9), (0.3, 1e-9, 1e-9, 0.7),
+                                                (1e-10, 0.3, 1e-10, 0.2), (1e-9, 0.5, 0.5, 1e-9)])
+def test_stationary_distribution_of_nearly_decomposable_birth_death_chain(a, b, c, d):
+    """Birth-death chain 0 <-> 1 <-> 2 with rates a (0->1), b (1->0), c (1->2), d (2->1): by detailed
+    balance pi is proportional to (1, a/b, a c/(b d)), computed here in rational arithmetic. Each
+    entry must have relative error below 1e-14 (an LU solve of pi (I - M) = 0 is off by up to 1e-7
+    on the first three chains)."""
+    matrix = np.array([[1 - a, a, 0.0], [b, 1 - b - c, c], [0.0, d, 1 - d]])
+    rates = [Fraction(x) for x in (a, b, c, d)]
+    weights = [Fraction(1), rates[0] / rates[1], rates[0] * rates[2] / (rates[1] * rates[3])]
+    exact = [x / sum(weights) for x in weights]
+    computed = markov_stationary_distribution(matrix)
+    assert max(abs(float((Fraction(x) - e) / e)) for x, e in zip(computed, exact)) < 1e-14
+
+
+@pytest.mark.parametrize("eps", [1e-9, 1e-11, 3e-12])
+def test_a_leaky_cycle_is_absorbed_with_probability_one(eps):
+    """The 3-cycle 0 -> 1 -> 2 -> 0 leaks from state 2 into the absorbing state 3 with probability
+    eps per pass: all three are transient and end in 3 with probability exactly 1, so every row of
+    P* is e_3. Required to 1e-15 (an LU solve of (I - Q) B = R gave 1 + 2.8e-8 at eps = 1e-9)."""
+    matrix = np.array([[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [1.0 - eps, 0.0, 0.0, eps],
+                       [0.0, 0.0, 0.0, 1.0]])
+    expected = np.tile([0.0, 0.0, 0.0, 1.0], (4, 1))
+    assert np.allclose(cesaro_limit(matrix), expected, atol=1e-15, rtol=0)
+    assert np.allclose(absorption_probabilities(matrix[:3, :3], matrix[:3, 3:]), 1.0, atol=1e-15, rtol=0)

@@ -1,17 +1,25 @@
 """Tests of mdp.py: the best-response MDP optimum equals brute-force enumeration.
 
 References: the plain enumeration of the 32 deterministic memory-1 strategies (SI
-section 6.2, one payoff at a time) and the vectorised enumeration of all 2^21
+section 6.2, one payoff at a time), exact rational limits of means (reference.py) for
+chains with nearly closed sets, and the vectorised enumeration of all 2^21
 deterministic memory-2 strategies (bruteforce.py, whose w = 0 limits come from an SVD,
-independent of the graph method the MDP uses). Random strategies mix exact 0 / 1,
-near-deterministic and paper-like (k/50) entries, since random interior strategies
-alone never produce ties or several recurrent classes.
+independent of the graph method the MDP uses). Sampled strategies mix exact 0 / 1,
+near-deterministic (1e-9, 1e-3 from 0 or 1) and paper-like (k/50) entries, since random
+interior strategies alone never produce ties, several recurrent classes or nearly
+closed cycles.
+
+The samples come from a seeded numpy generator, not from hypothesis: a derandomized
+hypothesis test still draws some floats from a pool of the literals found in the
+project's modules loaded in the process (hypothesis's "local constants"), so its
+examples changed with the tests an xdist worker had run before.
 """
+
+from fractions import Fraction
+from itertools import product
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from workflow_scripts.gametheory import strategies as known
 from workflow_scripts.gametheory.bruteforce import brute_force_classify, deterministic_strategies
@@ -20,14 +28,24 @@ from workflow_scripts.gametheory.memory import embed
 from workflow_scripts.gametheory.mdp import best_response_mdp, optimal_value
 from workflow_scripts.gametheory.payoffs import expected_payoffs
 
-from .reference import truncated_series
+from .reference import exact_limit_of_means, truncated_series
 
 G = (3.0, 0.0, 5.0, 1.0)
-entries = st.one_of(
-    st.sampled_from([0.0, 1.0, 0.0, 1.0, 1e-3, 1 - 1e-3, 1 / 50, 21 / 50, 49 / 50, 0.5]),
-    st.floats(0.0, 1.0),
-)
-games = st.sampled_from([G, (3.0, 0.0, 4.0, 1.0), (10.0, 0.0, 13.0, 3.0), (2.0, -1.0, 3.0, 0.0)])
+GAMES = (G, (3.0, 0.0, 4.0, 1.0), (10.0, 0.0, 13.0, 3.0), (2.0, -1.0, 3.0, 0.0))
+EDGE_ENTRIES = (0.0, 1.0, 0.0, 1.0, 1e-9, 1 - 1e-9, 1e-3, 1 - 1e-3, 1 / 50, 21 / 50, 49 / 50, 0.5)
+STOPPING = (0.0, 0.0, 0.01, 0.1, 0.5)
+
+
+def sampled_cases(count, seed):
+    """``count`` (memory-1 strategy, w, game) triples; each entry an edge value with prob. 0.7,
+    else uniform on [0, 1]."""
+    generator = np.random.default_rng(seed)
+    cases = []
+    for _ in range(count):
+        edge = generator.choice(EDGE_ENTRIES, 5)
+        strategy = np.where(generator.random(5) < 0.7, edge, generator.random(5))
+        cases.append((strategy, STOPPING[generator.integers(5)], GAMES[generator.integers(4)]))
+    return cases
 
 
 def enumerate_memory_one(strategy, game, w):
@@ -38,24 +56,57 @@ def enumerate_memory_one(strategy, game, w):
     return theirs.max(), (theirs - mine).max(), mine.max(), (-mine).max()
 
 
-@settings(max_examples=250, deadline=None, derandomize=True)
-@given(
-    st.lists(entries, min_size=5, max_size=5),
-    st.sampled_from([0.0, 0.0, 0.01, 0.1, 0.5]),
-    games,
-)
-def test_memory_one_mdp_equals_enumeration(strategy, w, game):
-    """250 random memory-1 strategies: the four MDP optima (Nash, rival, payoff max and min)
-    equal the maxima over the 32 deterministic memory-1 strategies to 1e-9."""
-    strategy = np.array(strategy)
+def four_optima(strategy, game, w):
+    """MDP optima of the Nash, rival, payoff-max and payoff-min rewards against ``strategy``."""
     g = np.asarray(game)
     rewards = (g, g - g[[0, 2, 1, 3]], g[[0, 2, 1, 3]], -g[[0, 2, 1, 3]])
-    mdp_values = [optimal_value(strategy, r, w)[0] for r in rewards]
-    assert mdp_values == pytest.approx(enumerate_memory_one(strategy, g, w), abs=1e-9)
+    return [optimal_value(strategy, r, w)[0] for r in rewards]
 
 
-@settings(max_examples=30, deadline=None, derandomize=True)
-@given(st.lists(entries, min_size=5, max_size=5), st.sampled_from([0.0, 0.05, 0.3]))
+@pytest.mark.parametrize(("strategy", "w", "game"), sampled_cases(250, 2024))
+def test_memory_one_mdp_equals_enumeration(strategy, w, game):
+    """250 sampled memory-1 strategies: the four MDP optima (Nash, rival, payoff max and min)
+    equal the maxima over the 32 deterministic memory-1 strategies to 1e-9."""
+    assert four_optima(strategy, game, w) == pytest.approx(enumerate_memory_one(strategy, game, w), abs=1e-9)
+
+
+def exact_optima(strategy, game):
+    """The four w = 0 optima in rational arithmetic: maxima over the 32 deterministic
+    memory-1 strategies of the exact limits of means (reference.exact_limit_of_means)."""
+    pairs = [exact_limit_of_means(d, strategy, game) for d in product((1.0, 0.0), repeat=5)]
+    return (max(t for t, _ in pairs), max(t - m for t, m in pairs), max(m for _, m in pairs),
+            max(-m for _, m in pairs))
+
+
+NEARLY_CLOSED = {
+    "leaky cycle RR-LL-LR, pRR = 1": [0.0, 0.0, 1.0, 1e-9, 1.0],
+    "leaky cycle RR-LR, pRR = 0": [0.0, 0.0, 1.0, 1e-9, 0.0],
+}
+
+
+@pytest.mark.parametrize("name", NEARLY_CLOSED)
+def test_nearly_closed_cycles_at_zero(name):
+    """The co-player cooperates after being exploited (pLR = 1 in its view), so the focal player
+    who defects after RL stays in RL for ever and earns T = 5; after the focal player's
+    exploitation (LR) it cooperates only with 1e-9. A focal player that defects after LR, RL and
+    cooperates after RR runs round a cycle that reaches RL with 1e-9 per pass: in the limit of
+    means it is absorbed, and earns exactly 5 (never more: 5 is the largest stage payoff).
+    The exact optima (rational arithmetic) are Nash = rival = 5, min over the co-player's payoff
+    0; the floating-point optima and the enumeration must match them to 1e-12 (before the GTH
+    reduction in chains.py, absorption probabilities came out as 1 + 2.8e-8: the enumeration
+    gave 5.00000014 and the MDP left the absorbing class and cycled)."""
+    strategy = NEARLY_CLOSED[name]
+    exact = exact_optima(strategy, G)
+    assert exact[:2] == (5, 5) and exact[3] == 0
+    assert exact[2] == pytest.approx(4.999999998, abs=1e-15)
+    assert four_optima(strategy, G, 0.0) == pytest.approx([float(x) for x in exact], abs=1e-12)
+    assert enumerate_memory_one(strategy, G, 0.0) == pytest.approx([float(x) for x in exact], abs=1e-12)
+    response = [1.0, 1.0, 0.0, 0.0, 1.0]
+    assert exact_limit_of_means(response, strategy, G)[0] == Fraction(5)
+    assert expected_payoffs(response, strategy, G, 0.0)[0] == pytest.approx(5.0, abs=1e-13)
+
+
+@pytest.mark.parametrize(("strategy", "w"), [(case[0], case[1]) for case in sampled_cases(30, 7)])
 def test_returned_best_response_attains_the_value(strategy, w):
     """The deterministic strategy returned with the optimum earns exactly that optimum."""
     value, response = best_response(strategy, G, w)

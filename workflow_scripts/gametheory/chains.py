@@ -13,8 +13,11 @@ Two independent constructions are provided:
 * :func:`cesaro_limit` (used by the payoffs and the MDP): from the graph of the
   chain. The closed communicating classes are found from the zero pattern of M,
   each gets its stationary distribution, and transient states are split among
-  the classes by their absorption probabilities. Exact up to the rounding of the
-  small linear solves. Tolerance: transition probabilities at or below
+  the classes by their absorption probabilities. Both come from the
+  Grassmann-Taksar-Heyman (GTH) state reduction, which never subtracts: every
+  entry keeps a small relative error (a few units of rounding times S**3), also
+  for nearly closed sets that a chain leaves with probability 1e-9 per round,
+  where a linear solve loses about 9 digits. Tolerance: transition probabilities at or below
   ``STRUCTURAL_ZERO`` (1e-12) count as 0 (rows renormalised). The w = 0 limit is
   discontinuous in such probabilities (a class that leaks at rate 1e-13 is, in
   exact arithmetic, not closed), and double precision cannot resolve leaks that
@@ -39,9 +42,11 @@ def generator(matrix: np.ndarray) -> np.ndarray:
     """I - M for stochastic M, with the diagonal 1 - M_ii computed as sum_{j != i} M_ij.
 
     The row sums avoid the cancellation of 1 - M_ii when M_ii is close to 1 (a
-    strategy that leaves a state with probability 1e-9), keeping absorption
-    probabilities and stationary distributions accurate to rounding (the idea of
-    Grassmann, Taksar & Heyman 1985, Oper. Res. 33:1107). Shape (..., S, S).
+    strategy that leaves a state with probability 1e-9). A linear solve with this
+    matrix still loses digits in proportion to its condition number; the w = 0
+    limits therefore use the subtraction-free GTH reduction instead
+    (:func:`markov_stationary_distribution`, :func:`absorption_probabilities`).
+    Shape (..., S, S).
     """
     size = matrix.shape[-1]
     off_diagonal = matrix * (1.0 - np.eye(size))
@@ -93,7 +98,7 @@ def closed_classes(pattern: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
 
 
 def markov_stationary_distribution(matrix: np.ndarray) -> np.ndarray:
-    """Stationary distribution of irreducible stochastic matrices.
+    """Stationary distribution of irreducible stochastic matrices (GTH algorithm).
 
     Args:
         matrix: shape (..., c, c), each irreducible and row-stochastic.
@@ -101,12 +106,73 @@ def markov_stationary_distribution(matrix: np.ndarray) -> np.ndarray:
     Returns:
         shape (..., c), rows summing to 1, solving pi M = pi (unique for an
         irreducible chain, also when it is periodic).
+
+    Method: the Grassmann-Taksar-Heyman state reduction (Grassmann, Taksar &
+    Heyman 1985, Oper. Res. 33:1107; Stewart 1994, *Introduction to the Numerical
+    Solution of Markov Chains*, section 2.7): states c-1, ..., 1 are censored out
+    one by one, then pi is rebuilt by back-substitution. No step subtracts, so
+    every entry of pi has a small relative error however nearly decomposable the
+    chain is (O'Cinneide 1993, Numer. Math. 65:109); diagonal entries are not read.
     """
-    system = np.swapaxes(generator(matrix), -1, -2).copy()
-    system[..., -1, :] = 1.0
-    rhs = np.zeros(matrix.shape[:-1])
-    rhs[..., -1] = 1.0
-    return np.linalg.solve(system, rhs[..., None])[..., 0]
+    reduced = np.array(matrix, dtype=float)
+    size = reduced.shape[-1]
+    for state in range(size - 1, 0, -1):
+        _censor(reduced, state, reduced[..., state, :state].sum(axis=-1))
+    result = np.zeros(reduced.shape[:-1])
+    result[..., 0] = 1.0
+    for state in range(1, size):
+        result[..., state] = np.einsum("...i,...i->...", result[..., :state], reduced[..., :state, state])
+    return result / result.sum(axis=-1, keepdims=True)
+
+
+def absorption_probabilities(transient: np.ndarray, exits: np.ndarray) -> np.ndarray:
+    """Probabilities that a chain started in a transient state ends in each closed class.
+
+    Args:
+        transient: transition probabilities among the transient states, shape
+            (..., t, t) (diagonal entries are not read).
+        exits: probabilities of moving from each transient state into each closed
+            class in one step, shape (..., t, m). Every transient state must reach
+            a class (rows of ``[transient | exits]`` sum to 1).
+
+    Returns:
+        shape (..., t, m), rows summing to 1: B = (I - Q)^-1 R.
+
+    Method: the GTH state reduction with the classes as absorbing states
+    (Grassmann, Taksar & Heyman 1985; Stewart 1994, section 2.7): transient states
+    t-1, ..., 0 are censored out, then B is rebuilt by back-substitution. A solve
+    of (I - Q) B = R loses about log10 of its condition number in digits when a
+    set of transient states is left with probability 1e-9 per round (then
+    absorption probabilities 1 came out as 1 + 3e-8); the reduction never
+    subtracts and keeps every entry to a small relative error.
+    """
+    reduced = np.array(transient, dtype=float)
+    into = np.array(exits, dtype=float)
+    size = reduced.shape[-1]
+    leaving = np.empty(reduced.shape[:-1])
+    for state in range(size - 1, -1, -1):
+        leaving[..., state] = reduced[..., state, :state].sum(axis=-1) + into[..., state, :].sum(axis=-1)
+        _censor(reduced, state, leaving[..., state], into)
+    result = np.empty(into.shape)
+    for state in range(size):
+        earlier = np.einsum("...j,...jm->...m", reduced[..., state, :state], result[..., :state, :])
+        result[..., state, :] = (into[..., state, :] + earlier) / leaving[..., state, None]
+    return result
+
+
+def _censor(reduced: np.ndarray, state: int, leaving: np.ndarray, into: np.ndarray | None = None) -> None:
+    """Censor ``state`` out of the chain on states 0..state (GTH step, in place).
+
+    ``leaving`` (shape (...,)) is the probability of leaving ``state`` for another
+    state (never 1 - M_ii). Afterwards column ``state`` of rows < state holds
+    M_i,state / leaving, and rows < state (and their ``into`` columns, the
+    absorbing classes) hold the censored chain's transitions.
+    """
+    reduced[..., :state, state] /= leaving[..., None]
+    weight = reduced[..., :state, state, None]
+    reduced[..., :state, :state] += weight * reduced[..., state, None, :state]
+    if into is not None:
+        into[..., :state, :] += weight * into[..., state, None, :]
 
 
 def cesaro_limit(matrix: np.ndarray) -> np.ndarray:
@@ -123,7 +189,7 @@ def cesaro_limit(matrix: np.ndarray) -> np.ndarray:
         weighted by the probabilities of absorption into them.
 
     Method and tolerance: see the module docstring (entries <= STRUCTURAL_ZERO
-    count as 0; otherwise floating-point rounding of the linear solves only).
+    count as 0; otherwise a small relative rounding error in every entry).
     """
     matrix = _without_structural_zeros(np.asarray(matrix, dtype=float))
     if matrix.ndim == 2:
@@ -159,12 +225,11 @@ def _limit_for_pattern(batch: np.ndarray, pattern: np.ndarray) -> np.ndarray:
         result[:, members[:, None], members[None, :]] = distribution[:, None, :]
         stationary.append(distribution)
     if transient.size:
-        leaving = generator(batch)[:, transient[:, None], transient[None, :]]
         into = np.stack(
             [batch[:, transient[:, None], members[None, :]].sum(axis=-1) for members in classes],
             axis=-1,
         )
-        absorption = np.linalg.solve(leaving, into)
+        absorption = absorption_probabilities(batch[:, transient[:, None], transient[None, :]], into)
         for index, members in enumerate(classes):
             weights = absorption[:, :, index, None] * stationary[index][:, None, :]
             result[:, transient[:, None], members[None, :]] = weights
