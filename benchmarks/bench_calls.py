@@ -1,4 +1,4 @@
-"""Benchmark: provider calls, prompt tokens and throughput of the three estimation methods (issue 11).
+"""Benchmark: provider calls, prompt tokens and throughput of the three estimation methods.
 
 1. **Savings** (no model is called): for the default grid (config/config.yaml) and the paper grid's
    per-model plan (config/paper_ipd.yaml), provider calls, prompt tokens and generated answers per

@@ -1,4 +1,4 @@
-"""Benchmark: posterior classification of every strategy of the paper grid (issue 19).
+"""Benchmark: posterior classification of every strategy of the paper grid.
 
 What the pipeline's jobs do for config/paper_ipd.yaml (five models; memory-1 experiments original
 (10 framings), stopping (4 w), equal gains (x = 0..10); memory-2), with counts of 50 answers per

@@ -1,4 +1,4 @@
-"""No text of any figure collides with other text or leaves the canvas (issue 20, "Figures a reader
+"""No text of any figure collides with other text or leaves the canvas ("Figures a reader
 can read at a glance").
 
 The checker (:func:`workflow_scripts.plotting.text_problems`) is tested on figures whose collisions

@@ -8,7 +8,7 @@ and the position; no P value or interval is ever computed over it. Callers drop 
 first (e.g. :func:`workflow_scripts.crg.analysis.seat_results.complete_seats`).
 
 scipy.stats is imported by the function that calls it, not with this module: it takes about a second
-to import, and most jobs that import this module (tables, figures) never call it (issue 16).
+to import, and most jobs that import this module (tables, figures) never call it.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 # restricts them), in one prefix order through the model's one concurrency bound, and writes one counts entry
 # per condition: each job is a fresh Python process whose start-up (imports, litellm's 6.5 CPU-s when it calls)
 # is paid once per experiment instead of once per condition. Elicitation: one job per model x experiment,
-# merged per experiment; the estimation check's log-probability requests (ipd.analysis.estimation_check,
-# issue 11): one per model that can estimate from log-probabilities x experiment; actual play (SI §4.6): one
+# merged per experiment; the estimation check's log-probability requests (ipd.analysis.estimation_check):
+# one per model that can estimate from log-probabilities x experiment; actual play (SI §4.6): one
 # job per pair of models x experiment, every treatment. A job's params hold every condition it asks: editing
 # one condition (a framing's text) reruns the experiment's job of every model, its answers from the cache.
 # Needs from rules/common.smk: the IPD grid (ipd_conditions, ipd_condition_ids, ipd_templates, ipd_answer_files,

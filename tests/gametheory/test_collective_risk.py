@@ -145,7 +145,7 @@ def test_illegal_moves_are_refused():
         outcome(play_constant([2] * 6), 1.5, 0.0)
 
 
-# --- the catastrophe draw at its exact boundaries (issue 16) ---
+# --- the catastrophe draw at its exact boundaries ---
 
 MISSED = play_constant([0] * 6)
 """Nobody gives: pool 0 < 120, the target is missed and the draw decides."""

@@ -1,4 +1,4 @@
-"""Batch mode (issue 21): a job's missing requests of a ``batch: true`` model go through the OpenAI
+"""Batch mode: a job's missing requests of a ``batch: true`` model go through the OpenAI
 batch endpoints of the loopback stub (tests/batch_stub.py: real HTTP through litellm's files and
 batches API, a dummy key from the environment), are stored under the keys a synchronous call uses,
 and the synchronous pass reads them from the cache. Expected counts are worked out by hand from the

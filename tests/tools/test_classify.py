@@ -1,5 +1,5 @@
-"""Tests of the command workflow_scripts/tools/classify.py (issue 3 'done when': it classifies the five
-seed-001 strategies as the paper states)."""
+"""Tests of the command workflow_scripts/tools/classify.py (it classifies the five
+strategies of the IPD paper as the paper states)."""
 
 import subprocess
 import sys

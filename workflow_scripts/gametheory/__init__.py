@@ -22,7 +22,7 @@ import importlib
 from .round_robin import RoundRobin, round_robin, wins_per_discipline
 
 # The others are imported on first use (PEP 562): a job that needs one module (the reference
-# strategies) does not import the others (pandas, the classification tables) at start-up (issue 16).
+# strategies) does not import the others (pandas, the classification tables) at start-up.
 _EXPORTS = {
     "Classification": "equilibria",
     "best_response": "equilibria",

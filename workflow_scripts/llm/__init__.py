@@ -23,7 +23,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 # The names below are imported on first use (PEP 562), not with the package: a job that needs one
 # module of this layer (a table job: records) does not pay for the others (pandas, jsonschema, the
-# cache and the provider stack), which is most of a short job's start-up (issue 16).
+# cache and the provider stack), which is most of a short job's start-up.
 _EXPORTS = {
     "Answer": "choice",
     "Attempt": "choice",

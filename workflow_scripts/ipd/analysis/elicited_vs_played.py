@@ -147,7 +147,7 @@ def compare(counts: pd.DataFrame, elicited: Mapping[str, tuple[float, float | No
                      "play_p": k[i] / n[i] if observed else math.nan, "play_low": p_low, "play_high": p_high,
                      "elicited_n": m, "elicited_L": j, "elicited_p": p_hat, "elicited_low": e_low,
                      "elicited_high": e_high, "observed": bool(observed), "tested": bool(observed and known), "G": g})
-    from scipy.stats import chi2  # on first use: scipy.stats costs a job ~1 s to import (issue 16)
+    from scipy.stats import chi2  # on first use: scipy.stats costs a job ~1 s to import
 
     moves = int(n.sum())
     seen = n > 0

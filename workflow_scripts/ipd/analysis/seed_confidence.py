@@ -1,4 +1,4 @@
-"""Seed 001's published verdicts with their posterior probabilities (issue 19).
+"""Seed 001's published verdicts with their posterior probabilities.
 
 The five count vectors of the original experiment (SI Tables S4-S8: number of L out of 50 per
 scenario, no framing, g = (3, 0, 5, 1)) are those of gametheory.strategies.SEED_001_ORIGINAL

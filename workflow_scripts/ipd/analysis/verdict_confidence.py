@@ -1,4 +1,4 @@
-"""How sure each Nash / partner / rival verdict is, given the answers behind it (issue 19).
+"""How sure each Nash / partner / rival verdict is, given the answers behind it.
 
 Every posterior draw of a strategy (ipd.analysis.posterior: Jeffreys Beta per sampled scenario)
 goes through the exact margins of the core (gametheory.margins: the numbers of

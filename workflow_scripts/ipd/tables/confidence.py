@@ -1,4 +1,4 @@
-"""Seed 001's published verdicts with their probabilities as Markdown (issue 19)."""
+"""Seed 001's published verdicts with their probabilities as Markdown."""
 
 from __future__ import annotations
 
