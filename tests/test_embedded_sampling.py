@@ -43,7 +43,7 @@ NEUTRAL = (NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP)
 PIPELINE = ModelSpec.from_config("gemma3-270m", {
     **yaml.safe_load((REPO / "config" / "config.yaml").read_text())["models"]["gemma3-270m"], "max_concurrency": 1})
 DEFAULTS = (SERVER_DEFAULTS, {})
-# Seed 001 SI §4.1: the memory-1 round-one prompt, standard stage payoffs, no framing, SI §2 system prompt.
+# The IPD paper's SI §4.1: the memory-1 round-one prompt, standard stage payoffs, no framing, SI §2 system prompt.
 MEMORY1_ROUND1 = messages("Follow specified goals", user_prompt("round1", StagePayoffs.of((3, 0, 5, 1))))
 # A prompt whose minority answer has under 5% of the top answer's probability, so min_p 0.05 removes
 # it (found by probing the embedded model under Llama-2's fallback format: P(L) 0.036-0.038 of P(R),

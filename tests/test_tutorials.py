@@ -33,7 +33,7 @@ MARK = re.compile(r"<!-- tested(?:: file (?P<file>\S+))? -->\s*\n```(?P<lang>\w+
 STRATEGY = ["p0", "pLL", "pLR", "pRL", "pRR"]
 
 
-def tested_blocks(page: Path) -> list[tuple[str, str, str | None]]:
+def marked_blocks(page: Path) -> list[tuple[str, str, str | None]]:
     """(language, text, file name or None) of every block of ``page`` marked as tested, in page order."""
     return [(m["lang"], m["body"], m["file"]) for m in MARK.finditer(page.read_text())]
 
@@ -50,7 +50,7 @@ def run_tutorial(page: Path, root: Path) -> list[subprocess.CompletedProcess]:
     """Execute the tested blocks of ``page`` in ``root``; a command that fails fails the test, naming it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "LLM_DILEMMAS"))}
     done = []
-    for lang, body, name in tested_blocks(page):
+    for lang, body, name in marked_blocks(page):
         if name:
             (root / name).write_text(body + "\n")
             continue
@@ -69,7 +69,7 @@ def first_run(tmp_path_factory) -> tuple[Path, list[subprocess.CompletedProcess]
 
 
 def test_the_first_run_tutorial_uses_the_shipped_small_config():
-    commands = [body for lang, body, name in tested_blocks(TUTORIALS / "first-run.md") if not name]
+    commands = [body for lang, body, name in marked_blocks(TUTORIALS / "first-run.md") if not name]
     assert any("--configfile config/test/scripted.yaml" in c and "snakemake" in c for c in commands)
 
 

@@ -1,4 +1,4 @@
-# Prisoner's-dilemma study (seed 001), stage query: the jobs that ask the models (workflow_scripts/ipd/query/).
+# Prisoner's-dilemma study (the IPD paper), stage query: the jobs that ask the models (workflow_scripts/ipd/query/).
 # One query job per model (or pair) x experiment asks every selected condition of the experiment (only_conditions
 # restricts them), in one prefix order through the model's one concurrency bound, and writes one counts entry
 # per condition: each job is a fresh Python process whose start-up (imports, litellm's 6.5 CPU-s when it calls)

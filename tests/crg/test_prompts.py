@@ -247,7 +247,7 @@ def test_percent(p, text):
 
 
 def test_the_answer_line_names_what_to_give_in_seed_001s_words():
-    """A format sentence of the same kind as seed 001's ("Give only the character as
+    """A format sentence of the same kind as the IPD paper's ("Give only the character as
     output. Give no explanation."), naming numbers, letters or answers (written by hand)."""
     from workflow_scripts.crg.query.prompts import answer_line
 

@@ -142,7 +142,7 @@ def test_table4_pools_only_the_risks_every_control_shares():
 
 
 def test_table4_plan_of_the_paper_overlay():
-    """config/paper_crg.yaml, counted by hand from seed 000 Table 2: every control shares p = 0.1
+    """config/paper_crg.yaml, counted by hand from the CRG paper's Table 2: every control shares p = 0.1
     and 0.9 with the 11-risk grid, so six pooled rows; outside them Rerun and No hint have 0.5,
     Wording and Goal have 0: four single rows. 10 per model, 50 for the five (the caption's 35 has
     no reading in Table 2's risks; comparison_plan's docstring)."""

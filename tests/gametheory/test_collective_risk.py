@@ -1,6 +1,6 @@
 """Engine of the collective-risk dilemma: totals, payoffs and settlement, derived by hand.
 
-Rules (seed 000, Fig. 1a): 6 seats x 40 units, 10 rounds, actions 0/2/4, target 120.
+Rules (the CRG paper, Fig. 1a): 6 seats x 40 units, 10 rounds, actions 0/2/4, target 120.
 """
 
 import math

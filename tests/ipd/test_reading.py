@@ -1,6 +1,6 @@
-"""Reading inferred strategies by the Wilson-interval 0.5 rule (seed 001, SI §6.1; ipd.reading).
+"""Reading inferred strategies by the Wilson-interval 0.5 rule (the IPD paper's SI §6.1; ipd.reading).
 
-The five published memory-1 count vectors are seed 001's main text ("The results of our
+The five published memory-1 count vectors are the IPD paper's main text ("The results of our
 experiments are shown in Fig. 1B", the counts of SI Tables S4-S8 / S12, 50 answers per
 scenario, no framing, payoffs (3, 0, 5, 1)); each is checked against the paper's words there.
 """

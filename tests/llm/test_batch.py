@@ -235,7 +235,7 @@ def test_the_batch_fields_are_not_in_the_cache_key():
 
 @pytest.mark.slow  # 3-4 s: 50 batch API calls through litellm, one client each
 def test_a_collective_risk_cell_costs_one_batch_per_round(tmp_path, stub):
-    """Seed 000's game (10 rounds, six seats) in self-play, 2 games of one cell, every seat a
+    """The CRG paper's game (10 rounds, six seats) in self-play, 2 games of one cell, every seat a
     conditional cooperator (round 1: 2, then the others' mean of the last round, so 2 every round:
     pool 6 x 10 x 2 = 120, tests/crg/test_runner.py): 10 batches of 2 x 6 decisions, no call."""
     from tests.crg.helpers import prompter_for

@@ -1,4 +1,4 @@
-"""Reference strategies that inferred strategies are labelled by (seed 001, SI §3, §6.1).
+"""Reference strategies that inferred strategies are labelled by (the IPD paper's SI §3, §6.1).
 
 - memory-1 (SI Table S2): the named strategies of :mod:`workflow_scripts.gametheory.strategies`
   (ALLC, ALLD, TFT, STFT, WSLS, GRIM, SGRIM, Forgiver, ATFT, Alternator) and GTFT, whose
@@ -112,7 +112,7 @@ DESCRIPTIONS = {
     "WSLS": "win-stay, lose-shift: repeat the own move after LL or RL, switch after LR or RR (Nowak & Sigmund 1993)",
     "GRIM": "GRIM trigger: L first, L only after LL (Friedman 1971)",
     "SGRIM": "suspicious GRIM: R first, L only after LL (SI Tables S23, S24)",
-    "Forgiver": "L first; L after LL, RL and RR, R after being exploited (LR) (seed 001 refs. 18, 79)",
+    "Forgiver": "L first; L after LL, RL and RR, R after being exploited (LR) (the IPD paper refs. 18, 79)",
     "ATFT": "anti-tit-for-tat: the opposite of the co-player's last move, L first (SI Table S3 note)",
     "Alternator": "L, R, L, R, ...: L iff the own last move was R (Axelrod 1984)",
     "TF2T": "tit-for-two-tats: R only after two R of the co-player in a row (Axelrod 1984)",

@@ -1,4 +1,4 @@
-"""Table 4: mean seat total under prompt and decoding controls against Base (seed 000, Table 4).
+"""Table 4: mean seat total under prompt and decoding controls against Base (the CRG paper's Table 4).
 
 Base is the self-play grid (design 1, base prompt). Each control condition of design 2 is
 compared with Base as :func:`comparison_plan` states: pooled over the risks every control shares
@@ -7,9 +7,9 @@ those of the planned games (incomplete ones included), so a failed game never ch
 The unit is the game (its mean seat total); the
 test is a two-sided permutation test (:func:`workflow_scripts.stats.mean_shift_test`).
 
-A shift is *marked* when it is at least ``shift_units`` units with P < ``alpha`` (seed 000: 2
+A shift is *marked* when it is at least ``shift_units`` units with P < ``alpha`` (the CRG paper: 2
 units, P < 0.01) and *Bonferroni* when, in addition, P < ``family_alpha`` / m, m being the number
-of comparisons made (rows with a P value; seed 000 counts 35, this rule makes 50 on its grid: see
+of comparisons made (rows with a P value; the CRG paper counts 35, this rule makes 50 on its grid: see
 :func:`comparison_plan`).
 """
 
@@ -33,7 +33,7 @@ TABLE4_COLUMNS = ["model", "condition", "scope", "risks", "base_games", "games",
 def comparison_plan(base_risks: Sequence[float], control_risks: dict[str, Sequence[float]]) -> list[tuple[str, str, tuple[float, ...]]]:
     """The comparisons of one model's Table 4, as (condition, scope, risks), top block first.
 
-    Rule (seed 000, Table 4 caption and Table 2): let S be the risks that *every* control shares
+    Rule (the CRG paper's Table 4 caption and Table 2): let S be the risks that *every* control shares
     with Base (the paper: controls at {0.1, 0.5, 0.9}, {0, 0.1, 0.9} and {0.1, 0.9}, so
     S = {0.1, 0.9}). Top block: each control that has all of S, pooled over S ("pooled over
     p=0.1 and 0.9 (20 games each)"). Bottom block: each control at each of its own risks outside
@@ -42,9 +42,9 @@ def comparison_plan(base_risks: Sequence[float], control_risks: dict[str, Sequen
     twice on the same data. A risk Base lacks is never compared.
 
     The paper overlay (``config/paper_crg.yaml``) gives 6 pooled + 4 single = 10 comparisons per
-    model, 50 for its five models. The caption counts 35 (7 per model); no reading of the seed
+    model, 50 for its five models. The caption counts 35 (7 per model); no reading of the paper's
     that uses its Table 2 risks gives 7 per control set of six (pooling all six: 6; adding the
-    four out-of-pool risks: 10; the 4 top-block rows of the seed's table plus Wording and Goal at
+    four out-of-pool risks: 10; the 4 top-block rows of the paper's table plus Wording and Goal at
     their three risks: 10; every risk single: 22), so the m printed with the table is this rule's.
 
     Args:

@@ -1,4 +1,4 @@
-"""Fig. 5 and Fig. S7 of seed 000: stationary mass under Fermi selection, seat payoffs by seat
+"""Fig. 5 and Fig. S7 of the CRG paper: stationary mass under Fermi selection, seat payoffs by seat
 split, and the invasion diagrams."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the models know against what they do (seed 000, design 2 'with questions'; abstract).
+"""What the models know against what they do (the CRG paper's design 2 'with questions'; abstract).
 
 One row of two panels per value question: (a) share of correct answers per model against the risk
 p, with 95% Wilson bars; (b) mean units per round a model's seats give after the question,

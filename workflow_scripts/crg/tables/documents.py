@@ -17,7 +17,7 @@ TITLES = {
 
 CAPTIONS = {
     "table3": (
-        "Self-play over the risk grid (base prompt, design 1; seed 000 Table 3). total_at_p0: mean seat "
+        "Self-play over the risk grid (base prompt, design 1; the CRG paper's Table 3). total_at_p0: mean seat "
         "total at p = 0, where contributing is dominated. exact_split_pct: seats giving 2 in every round. "
         "target_pct: games reaching 120. payoff: expected payoff per seat; opt: mean opt(p) = "
         "max(40 (1 - p), 20) over the same seats. lost_pct: share of opt(p) lost. main_loss: the largest "
@@ -27,7 +27,7 @@ CAPTIONS = {
     ),
     "table4": (
         "Mean seat total under prompt and decoding controls (design 2) against Base (the self-play grid), "
-        "(seed 000 Table 4). Top block: each control pooled over the risks every control shares with Base; "
+        "(the CRG paper's Table 4). Top block: each control pooled over the risks every control shares with Base; "
         "bottom block: each control at each of its other risks that Base has (rule: "
         "workflow_scripts/crg/analysis/controls.py, comparison_plan). Unit: "
         "the game (its mean seat total); two-sided permutation test (scipy.stats.permutation_test). "
@@ -37,7 +37,7 @@ CAPTIONS = {
     ),
     "table5": (
         "Units a model seat gives per game before and after the outcome is settled, beside five scripted "
-        "partners (design 3, risks pooled; seed 000 Table 5). Given such partners every unit is wasted; "
+        "partners (design 3, risks pooled; the CRG paper's Table 5). Given such partners every unit is wasted; "
         "units after settlement are wasted even for a seat unaware that its partners are scripted."
     ),
     "game_bootstrap": (
@@ -51,7 +51,7 @@ CAPTIONS = {
         "population size and risk (ties shared)."
     ),
     "value_questions": (
-        "In-game value questions (design 2 'with questions'; seed 000 abstract: models 'correctly identified "
+        "In-game value questions (design 2 'with questions'; the CRG paper's abstract: models 'correctly identified "
         "which action offered the higher expected payoff ... yet their contributions changed little'). First "
         "table: per model, condition, risk p and question, the share of correct answers out of those asked "
         "with its {confidence:g}% Wilson interval; answers that could not be read are counted by status "
@@ -64,7 +64,7 @@ CAPTIONS = {
     ),
     "selection": (
         "Rare-mutation Fermi selection (beta = {beta:g}) over the models of the mixed tables, from base-prompt "
-        "payoffs (seed 000 Section 3.3, Fig. 5). N = 6: one table; larger N: well mixed, tables of 6 drawn "
+        "payoffs (the CRG paper Section 3.3, Fig. 5). N = 6: one table; larger N: well mixed, tables of 6 drawn "
         "at random. rho: fixation probability of one mutant among residents (neutral 1/N). Risks that "
         "lack a seat split or a self-play, or whose games all ended incomplete, are listed under 'skipped' with the reason."
     ),

@@ -1,4 +1,4 @@
-"""Payoff range of every inferred strategy against any co-player (seed 001, Fig. 1C).
+"""Payoff range of every inferred strategy against any co-player (the IPD paper, Fig. 1C).
 
 For each strategy s and stopping probability w the classification holds the lowest and
 highest payoff per round that s can receive against any opponent (gametheory.payoff_range)
