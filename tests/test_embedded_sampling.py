@@ -2,7 +2,7 @@
 
 The model's probability of each answer comes from the server's token log-probabilities (one call
 per answer, constrained by a one-answer grammar so that answer is the reported token; the reported
-log-probabilities are those of the unconstrained model, see ../shared/NOTES.md). Renormalised over
+log-probabilities are those of the unconstrained model, before the grammar and the temperature). Renormalised over
 the two answers the grammar ``root ::= "L" | "R"`` allows, at temperature 1, that is the
 distribution a grammar-constrained draw follows when no other sampler stage truncates it.
 The draws use the pipeline's derived seeds (``workflow_scripts.llm.spec.derived_seed``, base seed
@@ -31,7 +31,7 @@ from workflow_scripts.llm.spec import ModelSpec, derived_seed
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at litellm import (NOTES.md)
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at litellm import: its bundled price map
 
 OPTIONS = ("L", "R")
 SEED = 20261130

@@ -1,7 +1,7 @@
 """The command-line tools' help, generated at every build (an MkDocs hook).
 
 A page marker ``<!-- cli-help: NAME -->`` is replaced by the ``--help`` text of
-``python -m workflow_scripts.tools.NAME``, run with the interpreter that builds the site, so the
+``python -m workflow_scripts.tools.<name>``, run with the interpreter that builds the site, so the
 reference shows the options the code has (tests/test_docs.py builds it).
 """
 

@@ -13,7 +13,7 @@
 - :func:`parse_answer` reads an option from a raw answer (:mod:`.parsing`).
 
 Importing this package makes litellm work offline: its price map is read from the copy it ships
-(``LITELLM_LOCAL_MODEL_COST_MAP``) instead of being fetched at import (../shared/NOTES.md).
+(``LITELLM_LOCAL_MODEL_COST_MAP``) instead of being fetched from the network at import (litellm's default).
 """
 
 import importlib
