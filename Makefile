@@ -42,7 +42,7 @@ bench: setup  ## benchmarks (ratios, see benchmarks/README.md)
 
 docs: setup  ## build the documentation site into site/ (offline, warnings as errors)
 	$(BIN)/python -m pip install --quiet -e '.[docs]'
-	$(BIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean-results:  ## delete generated results (the response cache is kept)
 	rm -rf results logs

@@ -130,3 +130,22 @@ def test_my_model_tutorial_runs_the_paper_grid_with_a_budget_and_reports(my_mode
     # The plan before the run: every question missing; after it: every question cached, nothing to pay.
     first_plan, last_plan = (r.stdout + r.stderr for r in (results[0], results[-1]))
     assert re.search(r"\b0 requests cached", first_plan) and re.search(r", 0 questions missing", last_plan)
+
+
+def documented_columns() -> dict[str, list[str]]:
+    """File -> columns, from the table under ``<!-- columns: ... -->`` in docs/reference/outputs.md."""
+    text = (REPO / "docs" / "reference" / "outputs.md").read_text().split("<!-- columns:", 1)[1]
+    return {m[1]: re.findall(r"`([^`]+)`", m[2]) for m in re.finditer(r"^\| `([^`]+)` \| (.*) \|$", text, re.M)}
+
+
+def test_the_outputs_reference_lists_every_table_with_its_columns(first_run):
+    root, _ = first_run
+    documented = documented_columns()
+    assert len(documented) >= 40
+    written = {str(p.relative_to(root)) for p in (root / "results").rglob("*") if p.suffix in (".csv", ".parquet")
+               and not re.search(r"/(answers|games)/|/(free|splitter|free\+splitter)/", str(p.relative_to(root)))}
+    assert sorted(written - documented.keys()) == [] and sorted(documented.keys() - written) == []
+    for name, columns in documented.items():
+        path = root / name
+        actual = list(pd.read_csv(path, nrows=0).columns if path.suffix == ".csv" else pd.read_parquet(path).columns)
+        assert actual == columns, name
