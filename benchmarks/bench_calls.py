@@ -190,7 +190,8 @@ def throughput(replicates: int, rounds: int = 2) -> dict:
     shares = []
     with tempfile.TemporaryDirectory() as scratch:
         model_file = gguf_path(spec.embedded, REPO / config["embedded"]["model_dir"])
-        with embedded_server(model_file, Path(scratch) / "server.log") as base:
+        with embedded_server(model_file, Path(scratch) / "server.log") as server:
+            base = server.base
             post(base, server_body(spec, [{"role": "user", "content": "Warm-up."}], 0))
             served = dataclasses.replace(spec, api_base=base)
             for round_ in range(rounds):

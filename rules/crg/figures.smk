@@ -1,5 +1,6 @@
-# Collective-risk dilemma, stage figures (workflow_scripts/crg/figures/): Figs. 2-5 and S7, PNG + PDF;
-# and the study's target rule crg_all. Needs from rules/common.smk: the CRG grid.
+# Collective-risk dilemma, stage figures (workflow_scripts/crg/figures/): Figs. 2-5 and S7, PNG + PDF, in the
+# style of workflow_scripts/figure_style.py (params.run_models: the run's models, config order, fix each
+# model's colour); and the study's target rule crg_all. Needs from rules/common.smk: the CRG grid.
 
 
 rule crg_figure_selfplay:
@@ -32,6 +33,7 @@ rule crg_figures_mixed:
         "logs/crg/figures_mixed.log",
     params:
         models=CRG_SELECTION_MODELS,
+        run_models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -55,6 +57,7 @@ rule crg_figures_selection:
         models=CRG_SELECTION_MODELS,
         beta=CRG_ANALYSIS.get("beta"),
         payoff_risks=CRG_ANALYSIS.get("payoff_risks"),
+        run_models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -63,8 +66,8 @@ rule crg_figures_selection:
 
 rule crg_figure_value_questions:
     input:
+        answers="results/crg/tables/answers.csv",
         knowledge="results/crg/tables/knowledge.csv",
-        play="results/crg/tables/answers_and_play.csv",
     output:
         png=report_item("results/crg/figures/value_questions.png", "crg/controls/value_questions"),
         pdf="results/crg/figures/value_questions.pdf",
@@ -72,6 +75,7 @@ rule crg_figure_value_questions:
         "logs/crg/figure_value_questions.log",
     params:
         models=CRG_MODELS,
+        run_models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:

@@ -69,3 +69,19 @@ def test_through_litellm_with_json_answers_and_call_count(tmp_path, monkeypatch)
     assert plain.choices[0].message.content == "4"
     assert constrained.choices[0].message.content == '{"choice": "2"}'
     assert calls.read_text().splitlines() == ["always_4", "exact_split"]  # litellm strips the prefix
+
+
+@pytest.mark.parametrize("template", ["base", "no_hint", "neutral", "neutral_goal", "reword_1", "reword_2"])
+@pytest.mark.parametrize("p, expected", [(0.0, "A"), (0.1, "A"), (0.5, "C"), (0.9, "B"), (1.0, "B")])
+def test_a_knowing_player_answers_by_the_stated_risk(template, p, expected):
+    """'knows:<rule>' reads the risk from every template (its first percentage) and answers higher_payoff
+    as the payoffs say: (1 - p) 40 against 20, A below p* = 1/2, C at it, B above; the target question
+    with 120; its moves follow the rule."""
+    state = GameState(RULES).play([2, 0, 4, 2, 2, 0])
+    prompter = prompter_for(template)
+    view = SeatView(RULES, p, 4, state)
+    payoff = prompter.question(view, "question_payoff", ("A", "B", "C"))[0]["content"]
+    target = prompter.question(view, "question_target", ("60", "120", "180", "240"))[0]["content"]
+    assert answer("knows:always_4", payoff) == expected
+    assert answer("knows:always_4", target) == "120"
+    assert answer("knows:always_4", prompter.decision(view)[0]["content"]) == "4"

@@ -8,7 +8,7 @@
   tit-for-two-tats (TF2T) and two-tits-for-tat (2TFT) from gametheory.strategies, and
   TFT-ATFT (Yi, Baek & Choi 2017, J. Theor. Biol. 412:1-7, "Combination with
   anti-tit-for-tat remedies problems of tit-for-tat"), the combination of TFT with the ATFT
-  of Table S3's note. Only the caption of Table S3 is in the seed text ("relevant memory-2
+  of Table S3's note. Only the caption of Table S3 is in the paper's source text ("relevant memory-2
   strategies"; ATFT has (pLL, pLR, pRL, pRR) = (0, 1, 0, 1)), so the list is derived: the
   classic memory-2 strategies TF2T and 2TFT (Axelrod 1984), TFT, GRIM and WSLS in memory-2
   form, and the combination of TFT with ATFT that the caption's note points to.

@@ -16,14 +16,13 @@ params = snakemake.params
 with rule_log(snakemake.log[0]) as log:
     table, comparisons = table4(
         pd.read_parquet(snakemake.input.seats), list(params.models), dict(params.grid), dict(params.controls),
-        params.resamples, params.seed, params.shift_units, params.alpha, params.family_alpha)
+        params.resamples, params.seed, params.shift_units, params.alpha, params.family_alpha, params.rule)
     table.to_csv(snakemake.output.csv, index=False)
     caption = CAPTIONS["table4"].format(
-        shift_units=params.shift_units, alpha=params.alpha, family_alpha=params.family_alpha,
+        rule=params.rule, rule_text=CAPTIONS[f"table4_{params.rule}"], shift_units=params.shift_units, alpha=params.alpha, family_alpha=params.family_alpha,
         comparisons=comparisons, threshold=params.family_alpha / comparisons if comparisons else float("nan"))
     write_markdown(snakemake.output.table, markdown(
-        TITLES["table4"], f"{caption}\n\nComparisons made (Bonferroni count): **{comparisons}**",
-        [("top block, pooled over the risks every control shares: mean (shift from Base)", table4_wide(table).reset_index()),
-         ("every comparison", table)],
+        TITLES["table4"], f"{caption}\n\nBonferroni divisor ({params.rule}): **{comparisons}**",
+        [("every row: mean (shift from Base)", table4_wide(table).reset_index()), ("every comparison", table)],
     ))
-    log.info("Table 4: %d rows, %d comparisons (Bonferroni count)", len(table), comparisons)
+    log.info("Table 4 (%s): %d rows, Bonferroni divisor %d", params.rule, len(table), comparisons)

@@ -17,4 +17,5 @@ with rule_log(snakemake.log[0]):
     frames = {name: pd.read_csv(path, dtype={"label": str}) for name, path in snakemake.input.items()}
     models = list(snakemake.params.models)
     save(pair_figure(frames["pairs"], models), [out.fig3_png, out.fig3_pdf])
-    save(mixed_figure(frames["replacement"], frames["contributions"], models), [out.fig4_png, out.fig4_pdf])
+    save(mixed_figure(frames["replacement"], frames["contributions"], models, list(snakemake.params.run_models)),
+         [out.fig4_png, out.fig4_pdf])
