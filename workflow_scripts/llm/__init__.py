@@ -14,7 +14,7 @@
 - :func:`parse_answer` reads an option from a raw answer (:mod:`.parsing`).
 
 Importing this package makes litellm work offline: its price map is read from the copy it ships
-(``LITELLM_LOCAL_MODEL_COST_MAP``) instead of being fetched at import (../shared/NOTES.md).
+(``LITELLM_LOCAL_MODEL_COST_MAP``) instead of being fetched from the network at import (litellm's default).
 """
 
 import importlib
@@ -24,7 +24,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 # The names below are imported on first use (PEP 562), not with the package: a job that needs one
 # module of this layer (a table job: records) does not pay for the others (pandas, jsonschema, the
-# cache and the provider stack), which is most of a short job's start-up (issue 16).
+# cache and the provider stack), which is most of a short job's start-up.
 _EXPORTS = {
     "Answer": "choice",
     "Attempt": "choice",
