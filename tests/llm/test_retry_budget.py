@@ -40,11 +40,20 @@ def requests(count: int) -> list[Request]:
             for i in range(count)]
 
 
-def settled(stub: StubServer, hang: float = 0.6) -> list[dict]:
-    """The stub's log once its last hang is over (it logs a hung call when its reply goes out, ``hang``
-    seconds after the call, which the client gave up at its time-out)."""
-    time.sleep(hang - 0.2)
-    return stub.outcomes()
+def settled(stub: StubServer, hang: float = 0.6, limit: float = 30.0) -> list[dict]:
+    """The stub's log once its last hang is over: it logs a hung call when its reply goes out, ``hang``
+    seconds after the call, which the client gave up at its time-out. On a loaded machine a reply can
+    go out later than that, so the log is read until it has not grown for ``hang`` seconds (at most
+    ``limit`` seconds in all)."""
+    deadline = time.monotonic() + limit
+    outcomes = stub.outcomes()
+    while time.monotonic() < deadline:
+        time.sleep(hang)
+        later = stub.outcomes()
+        if len(later) == len(outcomes):
+            return later
+        outcomes = later
+    return outcomes
 
 
 async def short_sleep(seconds: float) -> None:
