@@ -11,6 +11,8 @@ rule crg_seats:
         "results/crg/seats.parquet",
     log:
         "logs/crg/seats.log",
+    params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -30,6 +32,7 @@ rule crg_selfplay:
     log:
         "logs/crg/selfplay.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
         grid=CRG_GROUPS["grid"],
         draws=CRG_ANALYSIS.get("game_bootstrap_draws"),
@@ -73,6 +76,7 @@ rule crg_partners:
     log:
         "logs/crg/partners.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
     conda:
         "../../envs/analysis.yaml"
@@ -90,6 +94,7 @@ rule crg_mixed:
     log:
         "logs/crg/mixed.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_SELECTION_MODELS,
         base_prompt=CRG_GROUPS["base_prompt"],
         confidence=CRG_ANALYSIS.get("confidence"),
@@ -115,6 +120,7 @@ rule crg_selection:
     log:
         "logs/crg/selection.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_SELECTION_MODELS,
         base_prompt=CRG_GROUPS["base_prompt"],
         beta=CRG_ANALYSIS.get("beta"),
@@ -140,6 +146,7 @@ rule crg_value_questions:
     log:
         "logs/crg/value_questions.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
         confidence=CRG_ANALYSIS.get("confidence"),
         resamples=CRG_ANALYSIS.get("permutation_resamples"),

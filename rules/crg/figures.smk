@@ -12,6 +12,8 @@ rule crg_figure_selfplay:
         pdf="results/crg/figures/fig2.pdf",
     log:
         "logs/crg/figure_selfplay.log",
+    params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -31,6 +33,7 @@ rule crg_figures_mixed:
     log:
         "logs/crg/figures_mixed.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_SELECTION_MODELS,
     conda:
         "../../envs/analysis.yaml"
@@ -52,6 +55,7 @@ rule crg_figures_selection:
     log:
         "logs/crg/figures_selection.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_SELECTION_MODELS,
         beta=CRG_ANALYSIS.get("beta"),
         payoff_risks=CRG_ANALYSIS.get("payoff_risks"),
@@ -71,6 +75,7 @@ rule crg_figure_value_questions:
     log:
         "logs/crg/figure_value_questions.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
     conda:
         "../../envs/analysis.yaml"

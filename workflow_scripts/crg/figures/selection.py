@@ -8,18 +8,19 @@ import math
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.crg.query.prompts import number
 from workflow_scripts.plotting import legend_below, model_colors, plt
 
 
 def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: pd.DataFrame,
-                     models: list[str], payoff_risks: list[float], beta: float) -> plt.Figure:
+                     models: list[str], payoff_risks: list[float], beta: float,
+                     rules: Rules = SEED_000_RULES) -> plt.Figure:
     """Fig. 5: (top) stationary mass per model and risk, one panel per population size, with the
     self-play target rate weighted by mass right of each bar; (below) the expected payoff of a seat
     of each model of a pair against the number of seats of its first model, one panel per pair and
     risk of ``payoff_risks`` present in the payoff table (all its risks if none is); dashed: the
-    fair-share payoff (endowment - fair share = 20).
+    fair-share payoff (endowment - fair share: 40 - 20 = 20 with the seed's rules).
 
     Args:
         stationary: population, p, model, mass.
@@ -28,6 +29,7 @@ def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: 
         models: colour order.
         payoff_risks: risks drawn in the lower panels.
         beta: selection intensity (title).
+        rules: the game (table size, fair-share payoff).
     """
     colors = model_colors(models)
     populations = sorted(stationary["population"].unique())
@@ -42,12 +44,13 @@ def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: 
     for ax, population in zip(axes[0], populations):
         ax.set_visible(True)
         _mass_panel(ax, stationary[stationary["population"] == population],
-                    weighted[weighted["population"] == population], models, colors, population)
+                    weighted[weighted["population"] == population], models, colors, population,
+                    rules.n_seats)
     for row, pair in enumerate(pairs, start=1):
         for ax, p in zip(axes[row], risks):
             ax.set_visible(True)
             part = payoffs[(payoffs["model_a"] == pair[0]) & (payoffs["model_b"] == pair[1]) & (payoffs["p"] == p)]
-            _payoff_panel(ax, part, pair, p, colors)
+            _payoff_panel(ax, part, pair, p, colors, rules)
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[m]) for m in models]
     legend_below(fig, handles, models, columns=5)
     fig.suptitle(f"Rare-mutation Fermi selection (beta = {beta:g}): stationary mass and seat payoffs by seat split")
@@ -55,7 +58,8 @@ def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: 
     return fig
 
 
-def _mass_panel(ax, stationary: pd.DataFrame, weighted: pd.DataFrame, models, colors, population: int) -> None:
+def _mass_panel(ax, stationary: pd.DataFrame, weighted: pd.DataFrame, models, colors, population: int,
+                table: int) -> None:
     risks = sorted(stationary["p"].unique())
     for x, p in enumerate(risks):
         bottom = 0.0
@@ -75,17 +79,17 @@ def _mass_panel(ax, stationary: pd.DataFrame, weighted: pd.DataFrame, models, co
     ax.set_xlim(-0.6, len(risks) - 0.1)
     ax.set_ylim(0, 1)
     ax.set_ylabel("stationary mass")
-    kind = "one table" if population == SEED_000_RULES.n_seats else "well mixed"
+    kind = "one table" if population == table else "well mixed"
     ax.set_title(f"N = {population} ({kind})", fontsize=10)
 
 
-def _payoff_panel(ax, part: pd.DataFrame, pair: tuple[str, str], p: float, colors) -> None:
+def _payoff_panel(ax, part: pd.DataFrame, pair: tuple[str, str], p: float, colors, rules: Rules) -> None:
     part = part.sort_values("seats_a")
     for model, column in zip(pair, ("payoff_a", "payoff_b")):
         line = part.dropna(subset=[column])
         ax.plot(line["seats_a"], line[column], "o-", color=colors[model], label=f"a {model} seat")
-    ax.axhline(SEED_000_RULES.endowment - SEED_000_RULES.fair_share, linestyle="--", color="gray")
-    ax.set_xticks(range(SEED_000_RULES.n_seats + 1))
+    ax.axhline(rules.endowment - rules.fair_share, linestyle="--", color="gray")
+    ax.set_xticks(range(rules.n_seats + 1))
     ax.set_xlabel(f"seats of {pair[0]} (others: {pair[1]})", fontsize=8)
     ax.set_ylabel("expected payoff per seat")
     ax.set_title(f"p = {number(p)}", fontsize=10)

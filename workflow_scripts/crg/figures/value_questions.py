@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
-from workflow_scripts.gametheory.collective_risk_optimum import pivot
+from workflow_scripts.gametheory.collective_risk_optimum import optimal_share, pivot
 from workflow_scripts.plotting import legend_below, model_colors, plt
 
 
@@ -55,7 +55,7 @@ def knowledge_figure(knowledge: pd.DataFrame, play: pd.DataFrame, models: list[s
         left.set_xlabel("risk p")
         left.set_ylabel("share correct")
         left.set_title(f"(a{row + 1}) {question}: share of correct answers (95% Wilson)", fontsize=9)
-        per_round = rules.fair_share_per_round
+        per_round = optimal_share(rules) / rules.n_rounds
         right.step([0, star, 1], [0, per_round, per_round], where="post", color="gray", linestyle=":",
                    label="implied by the correct answer")
         right.axvline(star, color="gray", linewidth=0.5)

@@ -1,6 +1,6 @@
 """Play collective-risk games asynchronously: seats per game, rounds, cells and jobs (ours).
 
-Within a game, each round's six decisions (and any value questions due) are gathered at once,
+Within a game, each round's decisions (one per seat) (and any value questions due) are gathered at once,
 as the moves are simultaneous; all games of a cell run concurrently; the cells of a job run one
 after another. The query client bounds how many calls are really in flight.
 
@@ -149,7 +149,8 @@ async def play_game(
 async def play_cell(job: Job, cell: Cell, clients: Mapping[str, LanguageModel], prompter: Prompter) -> list[GameRecord]:
     """All games of one cell, concurrently; records in game order."""
     games = [
-        play_game(cell, g, cell.game_seed(job.seed, g), build_table(job, cell, g, clients, prompter), prompter.key)
+        play_game(cell, g, cell.game_seed(job.seed, g), build_table(job, cell, g, clients, prompter), prompter.key,
+                  job.rules)
         for g in range(cell.games)
     ]
     return list(await asyncio.gather(*games))

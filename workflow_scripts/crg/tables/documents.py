@@ -1,10 +1,18 @@
-"""Markdown documents of the collective-risk tables (Tables 3-5, selection), with their titles and captions."""
+"""Markdown documents of the collective-risk tables (Tables 3-5, selection), with their titles and captions.
+
+Captions name the game's numbers (players, endowment, target, opt(p), p*) through :func:`game_fields`,
+so a ``crg.game`` other than seed 000's is described by its own values.
+"""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
+
+from workflow_scripts.gametheory.collective_risk import Rules, even_split_actions
+from workflow_scripts.gametheory.collective_risk_optimum import least_reachable_pool, optimal_share
 
 TITLES = {
     "table3": "Table 3: self-play over the risk grid",
@@ -18,11 +26,11 @@ TITLES = {
 CAPTIONS = {
     "table3": (
         "Self-play over the risk grid (base prompt, design 1; seed 000 Table 3). total_at_p0: mean seat "
-        "total at p = 0, where contributing is dominated. exact_split_pct: seats giving 2 in every round. "
-        "target_pct: games reaching 120. payoff: expected payoff per seat; opt: mean opt(p) = "
-        "max(40 (1 - p), 20) over the same seats. lost_pct: share of opt(p) lost. main_loss: the largest "
-        "part of the loss (below p*: contributing when p < 1/2; past 120: units beyond the fair share in "
-        "games that reached the target; missed: missing the target at p >= 1/2; definitions in "
+        "total at p = 0, where contributing is dominated. exact_split_pct: seats giving {exact_split}. "
+        "target_pct: games reaching {target}. payoff: expected payoff per seat; opt: mean opt(p) = "
+        "max({endowment} (1 - p), {reached_optimum}) over the same seats. lost_pct: share of opt(p) lost. main_loss: the largest "
+        "part of the loss (below p*: contributing when p < {pivot}; past {target}: units beyond the fair share in "
+        "games that reached the target; missed: missing the target at p >= {pivot}; definitions in "
         "workflow_scripts/gametheory/collective_risk_optimum.py). Means over seats of complete games."
     ),
     "table4": (
@@ -36,7 +44,7 @@ CAPTIONS = {
         "(rows with a P value; a P value needs two games on each side)."
     ),
     "table5": (
-        "Units a model seat gives per game before and after the outcome is settled, beside five scripted "
+        "Units a model seat gives per game before and after the outcome is settled, beside {others} scripted "
         "partners (design 3, risks pooled; seed 000 Table 5). Given such partners every unit is wasted; "
         "units after settlement are wasted even for a seat unaware that its partners are scripted."
     ),
@@ -56,19 +64,43 @@ CAPTIONS = {
         "table: per model, condition, risk p and question, the share of correct answers out of those asked "
         "with its {confidence:g}% Wilson interval; answers that could not be read are counted by status "
         "(invalid, empty, truncated, refused, failed), never read as an option; beside it the model's mean "
-        "seat total in the same games and the total the correct answer implies (0 below p* = 1/2, the fair "
-        "share 20 above, either at p*). Second table: mean units per round after the question round by seats "
+        "seat total in the same games and the total the correct answer implies (0 below p* = {pivot}, the fair "
+        "share {optimal_share} above, either at p*). Second table: mean units per round after the question round by seats "
         "that answered correctly and wrongly; difference: mean over games with both kinds of seat of "
         "(correct - wrong), the game as the unit, two-sided sign-flip permutation test "
         "(scipy.stats.permutation_test); unreadable answers' seats counted and left out."
     ),
     "selection": (
         "Rare-mutation Fermi selection (beta = {beta:g}) over the models of the mixed tables, from base-prompt "
-        "payoffs (seed 000 Section 3.3, Fig. 5). N = 6: one table; larger N: well mixed, tables of 6 drawn "
+        "payoffs (seed 000 Section 3.3, Fig. 5). N = {players}: one table; larger N: well mixed, tables of {players} drawn "
         "at random. rho: fixation probability of one mutant among residents (neutral 1/N). Risks that "
         "lack a seat split or a self-play, or whose games all ended incomplete, are listed under 'skipped' with the reason."
     ),
 }
+
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def game_fields(rules: Rules) -> dict[str, str]:
+    """The game's numbers as the captions write them (seed 000: players 6, others ``five``, endowment
+    40, target 120, reached_optimum 20 = E - F*, optimal_share 20, pivot ``1/2``, exact_split
+    ``2 in every round``)."""
+    others = rules.n_seats - 1
+    share = optimal_share(rules)
+    split = even_split_actions(rules)
+    if len(split) == 1:
+        exact = f"{split[0]} in every round"
+    elif split:
+        exact = f"{split[0]} or {split[1]} in every round, {rules.fair_share:g} in all"
+    else:
+        exact = f"exactly the fair share {rules.fair_share:g} (no such split exists with these actions)"
+    return {
+        "players": str(rules.n_seats), "others": NUMBER_WORDS[others] if others < len(NUMBER_WORDS) else str(others),
+        "endowment": str(rules.endowment), "target": str(rules.target), "optimal_share": f"{share:g}",
+        "reached_optimum": f"{rules.endowment - share:g}", "exact_split": exact,
+        "pivot": str(Fraction(least_reachable_pool(rules), rules.n_seats * rules.endowment)),
+    }
 
 
 def markdown(title: str, caption: str, sections: list[tuple[str, pd.DataFrame]], index: bool = False) -> str:
