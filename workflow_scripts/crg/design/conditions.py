@@ -31,7 +31,7 @@ class Condition:
         questions: value-question ids asked at ``question_rounds`` (empty: none).
         question_rounds: rounds (1-based) at which the questions are asked.
         decoding: decoding parameters that override the model's (e.g. ``{"temperature": 1.0}``).
-        partner: scripted rule of the five partner seats (design 3 only).
+        partner: scripted rule of the partner seats, every seat but the model's (design 3 only).
         focal_seats: seat counts of the first model of a pair (design 4 only).
     """
 
