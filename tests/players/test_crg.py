@@ -10,7 +10,7 @@ from workflow_scripts.players.base import user_text
 
 from tests.crg.helpers import prompter_for
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES as RULES
-from workflow_scripts.gametheory.collective_risk import GameState
+from workflow_scripts.gametheory.collective_risk import GameState, Rules
 from workflow_scripts.players.crg import CRGScriptedPlayer, answer, read_prompt
 from workflow_scripts.players.base import CALL_LOG_ENV
 from workflow_scripts.crg.query.seats import SeatView
@@ -28,6 +28,22 @@ def test_read_prompt_recovers_the_state(template):
     assert state.round == 3 and state.seat == 4
     assert state.rounds == ((2, 0, 4, 2, 2, 0), (4, 2, 2, 0, 2, 2))
     assert state.options == ("0", "2", "4")
+
+
+FOUR = Rules(n_seats=4, endowment=40, n_rounds=10, actions=(0, 1, 2, 3), target=100)
+
+
+@pytest.mark.parametrize("template", ["base", "no_hint", "neutral", "neutral_goal", "reword_1", "reword_2"])
+def test_read_prompt_recovers_the_rules_of_another_game(template):
+    """Four players, 40 units, actions 0-3, target 100, read back in round 1 (no history: the player
+    count from the template) and in round 3 (Player 2 gave 3 + 1 and holds 36: endowment 40). The
+    exact split (fair share 25 from 3s and 2s) opens with 3, and in round 3 gives 3 again: its own
+    4 so far + 3 + 2 x 7 rounds left = 21 <= 25."""
+    first = prompter_for(template).decision(SeatView(FOUR, 0.5, 1, GameState(FOUR)))[0]["content"]
+    later_state = GameState(FOUR).play([0, 3, 2, 1]).play([0, 1, 2, 3])
+    later = prompter_for(template).decision(SeatView(FOUR, 0.5, 1, later_state))[0]["content"]
+    assert read_prompt(first).rules == FOUR and read_prompt(later).rules == FOUR
+    assert answer("exact_split", first) == "3" and answer("exact_split", later) == "3"
 
 
 def test_read_prompt_of_a_value_question_and_its_reask():
