@@ -28,6 +28,7 @@ include: "rules/ipd/figures.smk"
 include: "rules/crg/query.smk"
 include: "rules/crg/analysis.smk"
 include: "rules/crg/figures.smk"
+include: "rules/serve.smk"
 
 
 rule all:

@@ -1,4 +1,7 @@
 # Config validation, pre-flight checks and the design-grid functions used by every rule file.
+import ast
+import contextlib
+import functools
 import re
 import sys
 from pathlib import Path
@@ -14,7 +17,7 @@ from workflow_scripts.crg.design.groups import analysis_conditions, mixed_models
 from workflow_scripts.crg.design.jobs import find_job, job_templates, planned_jobs  # noqa: E402
 from workflow_scripts.crg.query.prompts import PROMPT_LAYOUT as CRG_PROMPT_LAYOUT  # noqa: E402
 from workflow_scripts.crg.design.settings import analysis_settings as crg_analysis_settings, crg_settings, game_block  # noqa: E402
-from workflow_scripts.workflow.checks import config_problems, idle_warnings, selection  # noqa: E402
+from workflow_scripts.workflow.checks import config_problems, idle_warnings, selection, served_together_warnings  # noqa: E402
 from workflow_scripts.ipd.design.conditions import STANDARD_PAYOFFS, analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions, experiment_estimation, neutral_framings  # noqa: E402
 from workflow_scripts.ipd.design.labels import STANDARD as STANDARD_LABELS  # noqa: E402
 from workflow_scripts.ipd.design.pairs import model_pairs, pair_models  # noqa: E402
@@ -27,6 +30,7 @@ from workflow_scripts.llm.run_servers import mark_run, stop_run  # noqa: E402
 from workflow_scripts.scripts.warm import start as start_warm  # noqa: E402
 from workflow_scripts.llm.watchdog import stop_jobs_on_signals  # noqa: E402
 from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
+from workflow_scripts.llm.serving.spec import ServeSpec  # noqa: E402
 from workflow_scripts.workflow.providers import (  # noqa: E402
     DRY_RUN_CONNECT_TIMEOUT_S, provider_problems, server_kind_hints, start_problems)
 from workflow_scripts.config.redaction import redact  # noqa: E402
@@ -53,8 +57,9 @@ try:
     IPD_ANALYSIS = analysis_settings(config["ipd"])
 except ConfigError as error:
     raise WorkflowError(redact(f"config error: {error}", config)) from None
-for _warning in idle_warnings(config, SELECTED_MODELS) if workflow.is_main_process else []:
+for _warning in idle_warnings(config, SELECTED_MODELS) + served_together_warnings(config, SELECTED_MODELS) if workflow.is_main_process else []:
     logger.warning(f"warning: {_warning}")
+SERVED_MODELS = [m for m in SELECTED_MODELS if config["models"][m].get("serve")]
 
 
 def stop_if(problems, what="config error"):
@@ -79,7 +84,7 @@ RUN = {}  # a local run's mark: its query jobs share their embedded servers (wor
 
 
 onstart:
-    stop_if(start_problems(config, SELECTED_MODELS), "cannot start")
+    stop_if(start_problems(config, SELECTED_MODELS) + served_partition_problems(), "cannot start")
     for _hint in server_kind_hints(config, SELECTED_MODELS):
         logger.warning(redact(f"warning: {_hint}", config))
     if workflow.local_exec:  # jobs on cluster nodes start their own, on their node
@@ -185,16 +190,89 @@ def ipd_answer_files(experiment, suffix="parquet"):
 
 
 def is_embedded(model):
-    return int(bool(config["models"][model].get("embedded")))
+    """1 if the pipeline runs the model's server (the embedded model, a served one), else 0: resource
+    embedded_llm, the jobs at once on this machine's servers."""
+    entry = config["models"][model]
+    return int(bool(entry.get("embedded") or entry.get("serve")))
 
 
 def api_calls(models, conditions=1):
     """Provider calls one query job keeps in flight (resource api_calls, capped in the profiles): the sum of
-    its models' max_concurrency per condition it asks (as many as one job per condition had); the embedded
-    model, served on loopback, counts 0. Snakemake lowers it to the cap, and the job keeps in flight what it
-    was granted (workflow_scripts/llm/limits.py, job_slots)."""
+    its models' max_concurrency per condition it asks (as many as one job per condition had); a model whose
+    server the pipeline runs (embedded, served) counts 0. Snakemake lowers it to the cap, and the job keeps in
+    flight what it was granted (workflow_scripts/llm/limits.py, job_slots)."""
     per_condition = sum(0 if is_embedded(m) else int(config["models"][m].get("max_concurrency", MODEL_DEFAULTS["max_concurrency"])) for m in dict.fromkeys(models))
     return per_condition * conditions
+
+
+def on_cluster():
+    """True where Snakemake submits the jobs to a cluster: its main process there, and the job on the node
+    (a dry run is local: it shows no server jobs)."""
+    return not workflow.local_exec or workflow.remote_exec
+
+
+def served_inputs(models):
+    """The address files of the servers of a query job's served models: on a cluster, Snakemake's service jobs
+    (rules/serve.smk), which it runs beside the job in one SLURM job; none on this machine (the run starts them)."""
+    if not on_cluster():
+        return []
+    return [f"results/servers/{m}.json" for m in dict.fromkeys(models) if m in SERVED_MODELS]
+
+
+@functools.cache
+def serve_spec(model):
+    """The ServeSpec of a served model (workflow_scripts/llm/serving/spec.py)."""
+    return ServeSpec.from_entry(model, model_params(model))
+
+
+def serve_spec_json(model):
+    return serve_spec(model).to_json()
+
+
+def serve_resources(model):
+    """models.<model>.serve.resources, defaults filled in: what its server job asks SLURM for."""
+    from workflow_scripts.config.schema import model_entry
+
+    return model_entry(model, config["models"][model])["serve"]["resources"]
+
+
+def served_partition(models):
+    """slurm_partition of a job: on a cluster, the partition of its served model's server (the two are one
+    SLURM job): models.<model>.serve.resources.partition, else the profile's serve_partition (the GPU
+    partition, profiles/slurm); else, and for every other job, the profile's slurm_partition, else none."""
+    for model in dict.fromkeys(models):
+        if on_cluster() and model in SERVED_MODELS:
+            partition = serve_resources(model)["partition"] or default_resource("serve_partition")
+            if partition:
+                return partition
+    return default_resource("slurm_partition")
+
+
+QUERY_RULES = ("ipd_elicit", "ipd_logprobs", "ipd_play", "crg_play")
+
+
+def served_partition_problems():
+    """set-resources that would send query rules to another partition than their served model's server
+    (on a cluster the server and its query jobs are one SLURM job: Snakemake would refuse the group later)."""
+    overwritten = [rule for rule, resources in (workflow.resource_settings.overwrite_resources or {}).items()
+                   if rule in QUERY_RULES and "slurm_partition" in resources]
+    if not (on_cluster() and SERVED_MODELS and overwritten):
+        return []
+    return [f"set-resources of {', '.join(overwritten)}: slurm_partition would move the query jobs of the served "
+            f"model(s) {SERVED_MODELS} too, which run in their server's SLURM job and its partition; drop it (a served "
+            "model's query jobs need no network), or run the served models apart (--config only_models=...)"]
+
+
+def default_resource(name):
+    """The value of resource ``name`` in --default-resources (a profile's default-resources), or None; read
+    as Snakemake reads it (a Python literal, else the text)."""
+    for item in getattr(workflow.resource_settings.default_resources, "args", None) or []:
+        key, _, value = item.partition("=")
+        if key == name:
+            with contextlib.suppress(ValueError, SyntaxError):
+                return ast.literal_eval(value)
+            return value
+    return None
 def budget_usd(*models):
     """The spend caps of a query job's models (budget_usd overall and per model) as a resource: a
     JSON string. Not a param: the budget shapes no answer, so raising it reruns only the jobs it stopped."""

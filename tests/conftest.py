@@ -87,9 +87,11 @@ def workflow(tmp_path):
 #   never run beside each other: the embedded model's llama.cpp server (it takes both cores and its
 #   tests measure it), the machine's one SLURM configuration, and the tests that kill process
 #   groups or watch process trees.
+SLURM_FILES = ("test_slurm.py", "test_slurm_serving.py")
+"""The tests that start the machine's one SLURM cluster (tests/slurm_cluster.py)."""
 EXCLUSIVE = {
     "embedded": lambda item: item.get_closest_marker("embedded") is not None,
-    "slurm": lambda item: item.path.name == "test_slurm.py",
+    "slurm": lambda item: item.path.name in SLURM_FILES,
     "processes": lambda item: item.path.name in ("test_ops_kill.py", "test_ops_processes.py",
                                                  "test_watchdog.py", "test_lock_processes.py"),
 }
@@ -103,7 +105,7 @@ def exclusive_group(item) -> str | None:
 
 def phase(item) -> str:
     """The report group of ``item``: slurm, embedded, slow (scripted Snakemake runs, stub servers), or fast."""
-    if item.path.name == "test_slurm.py":
+    if item.path.name in SLURM_FILES:
         return "slurm"
     if item.get_closest_marker("embedded") is not None:
         return "embedded"

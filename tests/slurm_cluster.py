@@ -1,4 +1,4 @@
-"""A real single-node SLURM cluster on this machine, for tests/test_slurm.py.
+"""A real single-node SLURM cluster on this machine, for tests/test_slurm.py and tests/test_slurm_serving.py.
 
 Debian's ``slurm-wlm`` and ``munge`` packages (SLURM 22.05 on Debian 12), installed with
 apt-get when missing. The daemons run in the foreground as children of the test (munged,
@@ -28,6 +28,7 @@ from workflow_scripts.llm.embedded import stop as stop_process
 PACKAGES = ("slurm-wlm", "munge")
 COMMANDS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol")
 SLURM_CONF = Path("/etc/slurm/slurm.conf")
+GRES_CONF = Path("/etc/slurm/gres.conf")
 MARKER = "# written by llm-dilemmas tests/slurm_cluster.py"
 MUNGE_KEY = Path("/etc/munge/munge.key")
 MUNGE_SOCKET_DIR = Path("/run/munge")
@@ -76,12 +77,17 @@ def install_packages() -> None:
         raise ClusterUnavailable(f"still missing after apt-get install: {missing_commands()}", fixable=True)
 
 
-def slurm_conf(root: Path, host: str, cpus: int, memory_mb: int) -> str:
+def slurm_conf(root: Path, host: str, cpus: int, memory_mb: int, gpus: int = 0,
+               partitions: tuple[str, ...] = PARTITIONS) -> str:
     """slurm.conf of a one-node cluster whose state, spool and logs are under ``root``.
 
     The settings that work on one machine without cgroups were measured here (NOTES.md):
-    linuxproc process tracking, no task plugin, cons_tres with cores and memory as resources.
+    linuxproc process tracking, no task plugin, cons_tres with cores and memory as resources. The
+    node is taken as configured (``SlurmdParameters=config_overrides``), so it may declare more CPUs
+    than the machine has, and ``gpus`` GPUs that stand-in device files represent (:func:`gres_conf`):
+    enough for a job that asks ``--gpus`` to be scheduled and accounted, with no GPU behind it.
     """
+    gres = ["GresTypes=gpu"] if gpus else []
     return "\n".join([
         MARKER,
         "ClusterName=llmdilemmas",
@@ -98,6 +104,8 @@ def slurm_conf(root: Path, host: str, cpus: int, memory_mb: int) -> str:
         "MpiDefault=none",
         "ReturnToService=2",
         "MinJobAge=3600",
+        "SlurmdParameters=config_overrides",
+        *gres,
         f"StateSaveLocation={root / 'state'}",
         f"SlurmdSpoolDir={root / 'spool'}",
         f"SlurmctldPidFile={root / 'slurmctld.pid'}",
@@ -106,11 +114,21 @@ def slurm_conf(root: Path, host: str, cpus: int, memory_mb: int) -> str:
         f"SlurmdLogFile={root / 'slurmd.log'}",
         "SlurmctldDebug=info",
         "SlurmdDebug=info",
-        f"NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN",
+        f"NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb}"
+        f"{f' Gres=gpu:{gpus}' if gpus else ''} State=UNKNOWN",
         *(f"PartitionName={name} Nodes={host} Default={'YES' if i == 0 else 'NO'} MaxTime=INFINITE State=UP "
-          "OverSubscribe=FORCE:2" for i, name in enumerate(PARTITIONS)),
+          "OverSubscribe=FORCE:2" for i, name in enumerate(partitions)),
         "",
     ])
+
+
+STAND_IN_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom")
+"""Character devices that stand in for GPU device files (slurmd counts a GPU per file; nothing opens them)."""
+
+
+def gres_conf(host: str, gpus: int) -> str:
+    """gres.conf declaring ``gpus`` (at most 4) GPUs on ``host``, each a stand-in device file, no detection."""
+    return f"{MARKER}\nAutoDetect=off\nNodeName={host} Name=gpu File={','.join(STAND_IN_DEVICES[:gpus])}\n"
 
 
 @dataclass
@@ -139,21 +157,29 @@ class Cluster:
             process = self.processes.pop(name, None)
             if process is not None:
                 stop_process(process)  # terminate, then kill after 10 s
-        if self.wrote_conf and SLURM_CONF.exists() and SLURM_CONF.read_text().startswith(MARKER):
-            SLURM_CONF.unlink()
+        if self.wrote_conf:
+            for conf in (SLURM_CONF, GRES_CONF):
+                if conf.exists() and conf.read_text().startswith(MARKER):
+                    conf.unlink()
             self.wrote_conf = False
 
 
-def start(root: Path, cpus: int = 2, memory_mb: int = 16000, timeout: float = 60) -> Cluster:
+def start(root: Path, cpus: int = 2, memory_mb: int = 16000, timeout: float = 60, gpus: int = 0,
+          partitions: tuple[str, ...] = PARTITIONS) -> Cluster:
     """Install the packages if needed and start munged, slurmctld and slurmd; wait until the node is idle.
+
+    Args:
+        cpus, memory_mb, gpus: what the node declares (:func:`slurm_conf`), whatever the machine has.
+        partitions: their names, the first the default.
 
     Raises:
         ClusterUnavailable: why the cluster cannot run here (see its ``fixable``).
     """
     install_packages()
-    if SLURM_CONF.exists() and not SLURM_CONF.read_text().startswith(MARKER):
-        raise ClusterUnavailable(f"{SLURM_CONF} exists and belongs to another SLURM installation; not touching it",
-                                 fixable=False)
+    for conf in (SLURM_CONF, GRES_CONF):
+        if conf.exists() and not conf.read_text().startswith(MARKER):
+            raise ClusterUnavailable(f"{conf} exists and belongs to another SLURM installation; not touching it",
+                                     fixable=False)
     if _running("slurmctld") or _running("slurmd"):
         raise ClusterUnavailable("a slurmctld or slurmd is already running on this machine", fixable=False)
     host = socket.gethostname().split(".")[0]
@@ -163,8 +189,10 @@ def start(root: Path, cpus: int = 2, memory_mb: int = 16000, timeout: float = 60
     try:
         _start_munge(cluster)
         SLURM_CONF.parent.mkdir(parents=True, exist_ok=True)
-        SLURM_CONF.write_text(slurm_conf(root, host, cpus, memory_mb))
+        SLURM_CONF.write_text(slurm_conf(root, host, cpus, memory_mb, gpus, partitions))
         cluster.wrote_conf = True
+        if gpus:
+            GRES_CONF.write_text(gres_conf(host, gpus))
         cluster.processes["slurmctld"] = _daemon(["slurmctld", "-D", "-i"], root / "slurmctld.out")
         _wait(lambda: _quiet(["scontrol", "ping"]), timeout, "slurmctld answers `scontrol ping`", cluster)
         cluster.processes["slurmd"] = _daemon(["slurmd", "-D"], root / "slurmd.out")

@@ -59,18 +59,24 @@ def unavailable(reason: str, fixable: bool):
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """A running single-node cluster; its daemons are stopped afterwards."""
+def start_or_skip(root, **settings) -> slurm_cluster.Cluster:
+    """A running cluster (:func:`tests.slurm_cluster.start` with ``settings``), or the test skips (fails
+    in CI where the machine could have run it) with the reason."""
     if not sys.platform.startswith("linux"):
-        unavailable("the SLURM test needs Linux (Debian's slurm-wlm)", fixable=False)
+        unavailable("the SLURM tests need Linux (Debian's slurm-wlm)", fixable=False)
     if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
         unavailable("snakemake-executor-plugin-slurm is not installed: pip install -e '.[slurm]' (make test does)",
                     fixable=True)
     try:
-        running = slurm_cluster.start(tmp_path_factory.mktemp("slurm"))
+        return slurm_cluster.start(root, **settings)
     except slurm_cluster.ClusterUnavailable as error:
         unavailable(str(error), error.fixable)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A running single-node cluster; its daemons are stopped afterwards."""
+    running = start_or_skip(tmp_path_factory.mktemp("slurm"))
     yield running
     running.stop()
 

@@ -1,10 +1,13 @@
 # Collective-risk dilemma (seed 000), stage query (workflow_scripts/crg/query/): one play job per
 # lineup x design x condition, then a merge. Lineup: a model name, or "a+b" for the two models of a mixed
-# table (design 4). Needs from rules/common.smk: the CRG grid (CRG_JOBS, crg_job), model_params,
-# is_embedded, api_calls, budget_usd, RUNTIME, CRG_PROMPT_LAYOUT.
+# table (design 4). A served model's jobs name its server's address as input (on a cluster only: rules/serve.smk).
+# Needs from rules/common.smk: the CRG grid (CRG_JOBS, crg_job), model_params, is_embedded, api_calls,
+# budget_usd, RUNTIME, CRG_PROMPT_LAYOUT, served_inputs, served_partition.
 
 
 rule crg_play:
+    input:
+        servers=lambda w: served_inputs(w.lineup.split("+")),
     output:
         decisions="results/crg/{design}/{lineup}/{condition}/decisions.parquet",
         games="results/crg/{design}/{lineup}/{condition}/games.parquet",
@@ -25,6 +28,7 @@ rule crg_play:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.lineup.split("+")),
         api_calls=lambda w: api_calls(w.lineup.split("+")),
         budget_usd=lambda w: budget_usd(*w.lineup.split("+")),
+        slurm_partition=lambda w: served_partition(w.lineup.split("+")),
     conda:
         "../../envs/query.yaml"
     script:

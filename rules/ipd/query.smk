@@ -7,11 +7,15 @@
 # issue 11): one per model that can estimate from log-probabilities x experiment; actual play (SI §4.6): one
 # job per pair of models x experiment, every treatment. A job's params hold every condition it asks: editing
 # one condition (a framing's text) reruns the experiment's job of every model, its answers from the cache.
-# Needs from rules/common.smk: the IPD grid (ipd_conditions, ipd_condition_ids, ipd_templates, ipd_answer_files,
-# ipd_logprob_files, ipd_game_files), model_params, is_embedded, api_calls, budget_usd, RUNTIME.
+# A served model's query jobs name its server's address as input (on a cluster only: rules/serve.smk) and share its
+# partition. Needs from rules/common.smk: the IPD grid (ipd_conditions, ipd_condition_ids, ipd_templates,
+# ipd_answer_files, ipd_logprob_files, ipd_game_files), model_params, is_embedded, api_calls, budget_usd, RUNTIME,
+# served_inputs, served_partition.
 
 
 rule ipd_elicit:
+    input:
+        servers=lambda w: served_inputs([w.model]),
     output:
         answers="results/ipd/{experiment}/answers/{model}.parquet",
         stats="results/ipd/{experiment}/answers/{model}.stats.json",
@@ -29,6 +33,7 @@ rule ipd_elicit:
         embedded_llm=lambda w: is_embedded(w.model),
         api_calls=lambda w: api_calls([w.model], len(ipd_condition_ids(w.experiment))),
         budget_usd=lambda w: budget_usd(w.model),
+        slurm_partition=lambda w: served_partition([w.model]),
     conda:
         "../../envs/query.yaml"
     script:
@@ -53,6 +58,8 @@ rule ipd_merge:
 
 
 rule ipd_logprobs:
+    input:
+        servers=lambda w: served_inputs([w.model]),
     output:
         answers="results/ipd/{experiment}/logprobs/{model}.parquet",
         stats="results/ipd/{experiment}/logprobs/{model}.stats.json",
@@ -70,6 +77,7 @@ rule ipd_logprobs:
         embedded_llm=lambda w: is_embedded(w.model),
         api_calls=lambda w: api_calls([w.model], len(ipd_condition_ids(w.experiment))),
         budget_usd=lambda w: budget_usd(w.model),
+        slurm_partition=lambda w: served_partition([w.model]),
     conda:
         "../../envs/query.yaml"
     script:
@@ -94,6 +102,8 @@ rule ipd_logprobs_merge:
 
 
 rule ipd_play:
+    input:
+        servers=lambda w: served_inputs(pair_models(w.pair)),
     output:
         moves="results/ipd/{experiment}/games/{pair}.parquet",
         stats="results/ipd/{experiment}/games/{pair}.stats.json",
@@ -112,6 +122,7 @@ rule ipd_play:
         embedded_llm=lambda w: max(is_embedded(m) for m in w.pair.split("+")),
         api_calls=lambda w: api_calls(pair_models(w.pair), len(ipd_condition_ids(w.experiment))),
         budget_usd=lambda w: budget_usd(*pair_models(w.pair)),
+        slurm_partition=lambda w: served_partition(pair_models(w.pair)),
     conda:
         "../../envs/query.yaml"
     script:

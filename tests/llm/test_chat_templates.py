@@ -50,6 +50,27 @@ def test_the_server_is_started_with_the_template():
     assert "--model" in command and "llama_cpp.server" not in command
 
 
+@pytest.mark.parametrize("template, chat_format", [
+    (["--chat_template", "gemma3"], ["--chat_format", FORMAT_PREFIX + "gemma3"]),
+    (["--chat_template", "gguf"], []),  # the GGUF file's own (SmolLM2's ChatML)
+    ([], []),  # a served model that names none
+])
+def test_the_launcher_names_a_chat_format_only_for_the_pipelines_own_templates(template, chat_format):
+    """llama-cpp-python uses the file's own template only when no --chat_format is given: the launcher
+    passes one for gemma3 and none for gguf or no template (the server's entry point replaced by a print,
+    in a child process: the launcher patches llama-cpp-python)."""
+    import json
+    import subprocess
+
+    code = ("import json, sys, llama_cpp.server.__main__ as entry\n"
+            "entry.main = lambda: print(json.dumps(sys.argv))\n"
+            "from workflow_scripts.llm.chat_server import main\n"
+            f"main({[*template, '--model', 'm.gguf', '--library']!r})")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2]).stdout
+    assert json.loads(out.splitlines()[-1]) == ["llama_cpp.server", "--model", "m.gguf", *chat_format]
+
+
 def test_the_template_is_part_of_the_embedded_models_cache_key_only():
     """Default: the embedded model's own (gemma3), in the spec, the job params and the key identity; a
     hosted model has none and its identity is unchanged; naming one on a hosted model is refused."""

@@ -355,15 +355,13 @@ def exit_with(pid: int, interval: float = 1.0, idle: float = 2.0, activity: Acti
 
 def main(argv: list[str]) -> None:
     """Register the template named after ``--chat_template`` and run llama-cpp-python's server with
-    the other arguments and ``--chat_format`` of that template.
-
-    Raises:
-        SystemExit: ``--chat_template`` missing (exit code 2).
-    """
-    if "--chat_template" not in argv[:-1]:
-        sys.exit("usage: python -m workflow_scripts.llm.chat_server --chat_template NAME [llama_cpp.server args]")
-    at = argv.index("--chat_template")
-    name, rest = argv[at + 1], argv[:at] + argv[at + 2:]
+    the other arguments and ``--chat_format`` of that template; without ``--chat_template`` (a served
+    model that names none) or with ``gguf`` (:data:`~workflow_scripts.llm.chat_templates.OWN`) the GGUF
+    file's own template formats the messages."""
+    name, rest = None, list(argv)
+    if "--chat_template" in argv[:-1]:
+        at = argv.index("--chat_template")
+        name, rest = argv[at + 1], argv[:at] + argv[at + 2:]
     if "--exit_with" in rest[:-1]:
         import llama_cpp
 
@@ -390,7 +388,7 @@ def main(argv: list[str]) -> None:
         grammar_filter.install()
     from llama_cpp.server.__main__ import main as serve
 
-    chat_format = register(name)
+    chat_format = register(name) if name else None
     sys.argv = ["llama_cpp.server", *rest, *(["--chat_format", chat_format] if chat_format else [])]
     serve()
 

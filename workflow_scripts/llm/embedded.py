@@ -160,7 +160,8 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
+def die_with_parent() -> None:
+    """In a child between fork and exec: get SIGTERM when the parent dies (``PR_SET_PDEATHSIG``)."""
     with contextlib.suppress(Exception):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
@@ -204,7 +205,7 @@ def _server_command(model: Path, port: int, n_ctx: int, threads: int, chat_templ
     ]
 
 
-def _importable_env() -> dict:
+def importable_env() -> dict:
     """This process's environment with this package importable by the server's interpreter."""
     root = str(Path(__file__).resolve().parents[2])
     path = os.environ.get("PYTHONPATH")
@@ -330,8 +331,8 @@ def spawn(model: Path, log_file: Path, n_ctx: int, threads: int, chat_template: 
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with log_file.open("ab") as sink:
         process = subprocess.Popen(
-            command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=_importable_env(),
-            **({"start_new_session": True} if exit_with is not None else {"preexec_fn": _die_with_parent}),
+            command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=importable_env(),
+            **({"start_new_session": True} if exit_with is not None else {"preexec_fn": die_with_parent}),
         )
     return process, f"http://127.0.0.1:{port}/v1"
 

@@ -15,6 +15,9 @@ evaluated its first prompt with nothing to reuse; the default run has 43 query j
   after a ``kill -9`` of Snakemake).
 - ``onsuccess`` / ``onerror`` stop the run's servers (:func:`stop_run`).
 
+The run's servers of served models (a model entry's ``serve``, :mod:`workflow_scripts.llm.serving.client`)
+are recorded and stopped the same way (:func:`shared`, keyed by the model's whole ``serve`` section).
+
 A job on another host (a cluster executor; the main process marks no run there), or outside
 Snakemake, starts its own server as before. The server's address never shapes an answer: the
 embedded server answers every request as a cold evaluation does, bit for bit, whatever it answered
@@ -34,7 +37,7 @@ import signal
 import socket
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from workflow_scripts.llm import embedded
 from workflow_scripts.llm.watchdog import RUN_ENV, STOP_MARK
@@ -87,28 +90,47 @@ def attached(model_file: str | os.PathLike, chat_template: str, n_ctx: int, thre
     Raises:
         EmbeddedModelError: the server exits or stays unhealthy for ``timeout`` s.
     """
-    run = _run()
-    if run is None:
+
+    def start(folder: Path, run_pid: int) -> dict:
+        process, base = embedded.spawn(Path(model_file), log_file, int(n_ctx), int(threads), chat_template,
+                                       exit_with=run_pid)
+        log.info("embedded model %s: the run's server starts at %s (pid %d)", Path(model_file).name, base, process.pid)
+        return {"base": base, "pid": process.pid, "log": str(log_file)}
+
+    entry = shared(served_key(model_file, chat_template, n_ctx, threads), start)
+    if entry is None:
         return None
-    name = hashlib.sha256(served_key(model_file, chat_template, n_ctx, threads).encode()).hexdigest()[:16]
-    record = Path(run["dir"]) / f"{name}.json"
-    with _locked(record.with_suffix(".lock")):
-        entry = json.loads(record.read_text()) if record.exists() else None
-        if entry is None or not embedded.pid_alive(int(entry["pid"])):
-            process, base = embedded.spawn(Path(model_file), log_file, int(n_ctx), int(threads), chat_template,
-                                           exit_with=int(run["pid"]))
-            entry = {"base": base, "pid": process.pid, "log": str(log_file)}
-            partial = record.with_suffix(f".partial-{os.getpid()}")
-            partial.write_text(json.dumps(entry))
-            os.replace(partial, record)
-            log.info("embedded model %s: the run's server starts at %s (pid %d)", Path(model_file).name, base,
-                     process.pid)
     served = embedded.attach(entry["base"], int(entry["pid"]), Path(entry["log"]), timeout)
     if served is None:
         raise embedded.EmbeddedModelError(
             f"the run's llama.cpp server (pid {entry['pid']}) exited or did not answer within {timeout:.0f} s; "
             f"see {entry['log']}. If llama_cpp is missing: {embedded.INSTALL_HINT}")
     return served
+
+
+def shared(key: str, start: Callable[[Path, int], dict]) -> dict | None:
+    """The record of the run's server process for ``key`` (what must match for a job to use a server
+    it did not start), started now by ``start(run_dir, run_pid)`` if the run has none running; None
+    outside a marked run of this host.
+
+    ``start`` launches the process in a session of its own that exits when process ``run_pid`` (the
+    run's Snakemake) does, and returns its record: JSON with at least its ``pid`` (what
+    :func:`stop_run` stops). Records are written atomically under the lock of ``key``, so the jobs of
+    a run that need the same server at once start one.
+    """
+    run = _run()
+    if run is None:
+        return None
+    name = hashlib.sha256(key.encode()).hexdigest()[:16]
+    record = Path(run["dir"]) / f"{name}.json"
+    with _locked(record.with_suffix(".lock")):
+        entry = json.loads(record.read_text()) if record.exists() else None
+        if entry is None or not embedded.pid_alive(int(entry["pid"])):
+            entry = start(record.parent, int(run["pid"]))
+            partial = record.with_suffix(f".partial-{os.getpid()}")
+            partial.write_text(json.dumps(entry))
+            os.replace(partial, record)
+    return entry
 
 
 def stop_run(run: dict | None, grace: float = 10) -> None:
@@ -118,7 +140,7 @@ def stop_run(run: dict | None, grace: float = 10) -> None:
         return
     folder = Path(run["dir"])
     for record in folder.glob("*.json"):
-        with contextlib.suppress(ValueError, OSError):
+        with contextlib.suppress(ValueError, OSError, KeyError):
             pid = int(json.loads(record.read_text())["pid"])
             _terminate(pid, grace)
     shutil.rmtree(folder, ignore_errors=True)

@@ -17,6 +17,13 @@ grammar-constrained draw is then the model's next-token distribution renormalise
 allowed answers, which ``tests/test_embedded_sampling.py`` checks against the server's own token
 log-probabilities.
 
+vLLM and SGLang, served by the pipeline (a model entry's ``serve``), fill the sampler fields a
+request leaves out from the model's ``generation_config.json`` where it has one (vLLM's
+``--generation-config auto``, its default in recent releases; SGLang likewise): Llama 3.3 70B
+Instruct's says temperature 0.6, top_p 0.9. Their requests therefore carry :data:`NEUTRAL_DECODING`
+and :data:`NEUTRAL_VLLM` (top_k -1, min_p 0, repetition_penalty 1: off in both engines) unless the
+config names other values, whatever the weights' file says.
+
 How they are sent (``ModelSpec.request_params`` does it for every llama.cpp-served model: the
 embedded one and any model at an ``api_base`` configured ``server: llama.cpp``, unless the config
 names another value): the OpenAI fields of :data:`NEUTRAL_DECODING` as ordinary litellm
@@ -38,4 +45,10 @@ NEUTRAL_LLAMA_CPP = {
     "min_p": 0.0,            # server default 0.05
     "repeat_penalty": 1.0,   # server default 1.1
     "mirostat_mode": 0,      # server default 0
+}
+# vLLM / SGLang fields beyond OpenAI's (sent in litellm's ``extra_body``).
+NEUTRAL_VLLM = {
+    "top_k": -1,                 # off (both engines); a model's generation_config may set one
+    "min_p": 0.0,                # off
+    "repetition_penalty": 1.0,   # off; Llama and Qwen configs may set e.g. 1.05
 }

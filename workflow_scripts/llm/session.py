@@ -16,7 +16,8 @@ provider makes no further call once the Snakemake process that started the job h
 seconds (:class:`~workflow_scripts.llm.accounting.Progress`). The provider is litellm
 (:class:`~workflow_scripts.llm.provider.LiteLLMModel`), behind a llama.cpp server started on the
 first cache miss for the embedded model (one server per GGUF file per job, shared by the job's
-models that use it; a fully cached job starts none), or, in replay mode,
+models that use it; a fully cached job starts none), behind the server of a model the pipeline
+serves (:class:`ServedModel`, :mod:`~workflow_scripts.llm.serving`), or, in replay mode,
 :class:`~workflow_scripts.llm.replay.NoCalls`.
 
 Everything here comes from the job's Snakemake ``params`` (model entries, :class:`Runtime`), never
@@ -66,6 +67,8 @@ class Runtime:
         custom_providers: litellm CustomLLM handlers, {prefix: "module:Class"}.
         embedded: the embedded server's settings: model_dir, n_ctx, threads.
         log_dir: where server logs go.
+        served: model name -> the address file of its server's service job (a cluster run: the
+            job's inputs, :meth:`for_job`); a served model not named here gets the run's server.
     """
 
     cache_dir: str
@@ -73,6 +76,7 @@ class Runtime:
     custom_providers: Mapping[str, str] = field(default_factory=dict)
     embedded: Mapping[str, object] = field(default_factory=dict)
     log_dir: str = "logs/servers"
+    served: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_config(cls, config: Mapping) -> "Runtime":
@@ -81,8 +85,17 @@ class Runtime:
         return cls(str(config["cache"]["dir"]), replay, dict(config["custom_providers"]), dict(config["embedded"]))
 
     def as_params(self) -> dict:
-        """JSON-able form for Snakemake params."""
-        return dataclasses.asdict(self)
+        """JSON-able form for Snakemake params (without ``served``: a job's inputs give it, not the config)."""
+        params = dataclasses.asdict(self)
+        del params["served"]
+        return params
+
+    @classmethod
+    def for_job(cls, params: Mapping, inputs) -> "Runtime":
+        """The runtime of a query job: its params' runtime, and the address files of its served models'
+        servers from its input ``servers`` (``results/servers/<model>.json``; none on this machine)."""
+        servers = list(getattr(inputs, "servers", None) or [])
+        return cls(**{**params, "served": {Path(path).stem: str(path) for path in servers}})
 
 
 def register_custom_providers(providers: Mapping[str, str]) -> None:
@@ -243,15 +256,47 @@ class Session:
             raise JobIncomplete(f"{self.label}: " + "; ".join(problems) + ". Every answer received is in the cache.")
 
 
+class ServedModel(Deferred):
+    """Provider of a model the pipeline serves (``serve``): its server is found (and on this machine
+    started) on the first request that reaches it. Requests stop as soon as the server has failed or
+    ended (the provider's halt), and the job then stops with its one-line reason
+    (:class:`~workflow_scripts.llm.serving.client.ServerUnavailable`) instead of retrying."""
+
+    def __init__(self, spec: ModelSpec, servers, runtime: Runtime, halt: Callable[[], str | None] | None = None):
+        super().__init__(spec, runtime, self.stopped)
+        self.servers, self.job_halt = servers, halt
+
+    def stopped(self) -> str | None:
+        """Why no further request may be made: the job's own reason, or the server's failure."""
+        return (self.job_halt() if self.job_halt is not None else None) or self.servers.failure(self.spec.serve)
+
+    def build(self):
+        from workflow_scripts.llm.provider import LiteLLMModel
+
+        base = self.servers.base(self.spec.serve)
+        return LiteLLMModel(dataclasses.replace(self.spec, api_base=base), halt=self.halt)
+
+    async def complete_batch(self, requests) -> list[Completion]:
+        completions = await super().complete_batch(requests)
+        if any(c.failure is not None for c in completions):
+            reason = self.servers.failure(self.spec.serve)
+            if reason is not None:
+                from workflow_scripts.llm.serving.client import ServerUnavailable
+
+                raise ServerUnavailable(reason)
+        return completions
+
+
 @dataclass
 class Shared:
-    """What the models of one job share: the runtime, the cache, the embedded servers, the spend
-    caps, the watch on the Snakemake process, what replay found missing, the longest prompt and
-    the job's slots (:func:`condition_slots`)."""
+    """What the models of one job share: the runtime, the cache, the embedded servers, the served
+    models' servers, the spend caps, the watch on the Snakemake process, what replay found missing,
+    the longest prompt and the job's slots (:func:`condition_slots`)."""
 
     runtime: Runtime
     cache: ResponseCache
     servers: EmbeddedServers
+    served: object
     spending: Spending
     halt: Callable[[], str | None] | None = None
     missing: list[CacheMiss] = field(default_factory=list)
@@ -262,9 +307,11 @@ class Shared:
 def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
     """``Accounted(Cached(Bounded(Budgeted(ContextGuard(provider)))))`` of one model (module docstring).
 
-    The bound is ``max_concurrency`` times the job's slots; a model served by the embedded server keeps
-    ``max_concurrency`` alone: the server answers one request at a time, and requests in the job's
-    prefix order one after another reuse its cached prefix (:mod:`workflow_scripts.llm.ordering`).
+    The bound is ``max_concurrency`` times the job's slots; a model whose server the pipeline runs (the
+    embedded model, a served one) keeps ``max_concurrency`` alone: the embedded server answers one
+    request at a time, and requests in the job's prefix order one after another reuse its cached prefix
+    (:mod:`workflow_scripts.llm.ordering`); a served model's server batches the requests of every job
+    beside it.
 
     Raises:
         ConfigError: a budget on a model whose price is unknown.
@@ -275,17 +322,19 @@ def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
     if spec.embedded:
         provider = ContextGuard(LazyServed(spec, servers, shared.halt), shared.longest, lambda messages: (
             int(runtime.embedded["n_ctx"]), server_tokens(servers.api_base(spec), messages)))
+    elif spec.serve is not None:
+        provider = ServedModel(spec, shared.served, runtime, shared.halt)
     else:
         provider = ContextGuard(Deferred(spec, runtime, shared.halt), shared.longest,
                                 lambda messages: _api_context(spec, messages))
-    limit = spec.max_concurrency * (1 if spec.embedded else shared.slots)
+    limit = spec.max_concurrency * (1 if spec.embedded or spec.serve is not None else shared.slots)
     bounded = Bounded(Budgeted(provider, shared.spending), limit)
     return Accounted(Cached(bounded, shared.cache), stats)
 
 
 def condition_slots(entries: Mapping[str, Mapping], granted: int, conditions: int) -> int:
     """:func:`~workflow_scripts.llm.limits.job_slots` of a job's model entries: the ``max_concurrency``
-    of each model not served by the embedded server (those the ``api_calls`` resource counts).
+    of each model whose server the pipeline does not run (those the ``api_calls`` resource counts).
 
     Args:
         entries: the job's model entries by name (its params).
@@ -293,7 +342,8 @@ def condition_slots(entries: Mapping[str, Mapping], granted: int, conditions: in
         conditions: conditions the job asks.
     """
     specs = [ModelSpec.from_config(name, dict(entry)) for name, entry in entries.items()]
-    return job_slots(granted, [spec.max_concurrency for spec in specs if not spec.embedded], conditions)
+    return job_slots(granted, [spec.max_concurrency for spec in specs if not spec.embedded and spec.serve is None],
+                     conditions)
 
 
 def _api_context(spec: ModelSpec, messages) -> tuple[int | None, int]:
@@ -330,7 +380,10 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
         parent = ParentWatch.of_this_job() if watch else None
         if parent is not None:
             stack.callback(parent.stop)
+        from workflow_scripts.llm.serving.client import ServedServers
+
         shared = Shared(runtime, ResponseCache(runtime.cache_dir), EmbeddedServers(runtime, stack),
+                        ServedServers(runtime.served, runtime.log_dir, stack),
                         Spending(budget or Budget(), SpendLedger(runtime.cache_dir)),
                         parent.reason if parent is not None else None, session.missing, longest, slots)
         session.stats = {name: JobStats() for name in entries}

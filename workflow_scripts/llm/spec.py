@@ -35,7 +35,7 @@ from workflow_scripts.llm.batch_reach import batch_providers, batch_reach
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.keys import canonical_json, request_key
 from workflow_scripts.llm.litellm_facts import remembered
-from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
+from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP, NEUTRAL_VLLM
 
 ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
 SAMPLE, LOGPROBS, AUTO = "sample", "logprobs", "auto"
@@ -72,7 +72,10 @@ class ModelSpec:
             defaults need no override); the embedded model is llama.cpp whatever it says.
         chat_template: the chat template its server formats messages with
             (:mod:`workflow_scripts.llm.chat_templates`; config ``chat_template``, default the embedded
-            model's own), part of the cache key; None for a model that is not embedded.
+            model's own), part of the cache key; None for a model that is neither embedded nor served
+            by llama.cpp.
+        serve: the :class:`~workflow_scripts.llm.serving.spec.ServeSpec` of a model the pipeline
+            serves itself (config ``serve``), or None; its identity is the model's ``served_by``.
         accepts_seed: the provider takes a ``seed`` (config ``capabilities.seed``; else litellm's
             list of supported parameters); without it no seed is sent and answers record none.
         estimation: ``sample``, ``logprobs`` or ``auto`` (see the module docstring).
@@ -122,6 +125,7 @@ class ModelSpec:
     pricing: dict | None = None
     batch: bool = False
     batch_poll_s: float = 60.0
+    serve: object | None = None
 
     @classmethod
     def from_config(cls, name: str, entry: dict, custom_providers: Sequence[str] = ()) -> "ModelSpec":
@@ -138,7 +142,8 @@ class ModelSpec:
 
         entry = model_entry(name, entry)
         capabilities = entry["capabilities"]
-        seed, logprobs = resolve_capabilities(entry["litellm_model"], capabilities, entry["embedded"], custom_providers)
+        serve = _serve_spec(name, entry)
+        seed, logprobs = resolve_capabilities(entry["litellm_model"], capabilities, _runs_here(entry), custom_providers)
         spec = cls(
             name=name,
             litellm_model=entry["litellm_model"],
@@ -147,10 +152,10 @@ class ModelSpec:
             answer_format=entry["answer_format"],
             api_base=entry["api_base"],
             api_key_env=entry["api_key_env"],
-            served_by=entry["served_by"] or _embedded_identity(entry["embedded"]),
+            served_by=entry["served_by"] or _embedded_identity(entry["embedded"]) or (serve and serve.served_by()),
             embedded=entry["embedded"],
             server=entry["server"],
-            chat_template=_chat_template(name, entry["embedded"], entry["chat_template"]),
+            chat_template=_chat_template(name, entry),
             accepts_seed=seed,
             estimation=entry["estimation"],
             top_logprobs=entry["logprobs"]["top"],
@@ -165,6 +170,7 @@ class ModelSpec:
             pricing=entry["pricing"],
             batch=entry["batch"],
             batch_poll_s=entry["batch_poll_s"],
+            serve=serve,
         )
         spec.check_no_secrets()
         spec.check_batch()
@@ -178,8 +184,9 @@ class ModelSpec:
     @property
     def has_batch_api(self) -> bool:
         """Whether litellm reaches a batch API for this model: its provider's batch life is reached
-        (:func:`~workflow_scripts.llm.batch_reach.batch_reach`) and it is not the embedded model."""
-        return batch_reach(self.litellm_model).reachable and not self.embedded
+        (:func:`~workflow_scripts.llm.batch_reach.batch_reach`) and the pipeline does not run its server
+        (the embedded model, a served one: an engine's OpenAI server has no files and batches API)."""
+        return batch_reach(self.litellm_model).reachable and not self.embedded and self.serve is None
 
     def check_batch(self) -> None:
         """Refuse ``batch: true`` for a provider whose batch API litellm does not reach, with the reason.
@@ -189,7 +196,8 @@ class ModelSpec:
         """
         provider = self.litellm_model.split("/", 1)[0]
         if self.batch and not self.has_batch_api:
-            reason = "an embedded model" if self.embedded else batch_reach(self.litellm_model).reason
+            reason = ("an embedded model" if self.embedded else "a served model: the pipeline runs its server"
+                      if self.serve is not None else batch_reach(self.litellm_model).reason)
             raise ConfigError(
                 f"models.{self.name}.batch: true, but litellm has no batch API for provider {provider!r} ({reason}); "
                 f"set batch: false, or use one of {', '.join(BATCH_PROVIDERS)}")
@@ -258,9 +266,9 @@ class ModelSpec:
 
     @property
     def llama_cpp(self) -> bool:
-        """True if llama.cpp's server answers, the embedded one or any at ``api_base`` configured as
-        ``server: llama.cpp``: its own sampler defaults must be overridden (:mod:`.sampling`)."""
-        return self.embedded is not None or self.server == LLAMA_CPP
+        """True if llama.cpp's server answers, the embedded one, a served one, or any at ``api_base``
+        configured as ``server: llama.cpp``: its own sampler defaults must be overridden (:mod:`.sampling`)."""
+        return self.embedded is not None or self.server == LLAMA_CPP or getattr(self.serve, "engine", None) == LLAMA_CPP
 
     def response_constraint(self, options: Sequence[str]) -> dict:
         """Request parameters that constrain the answer to ``options``.
@@ -290,9 +298,10 @@ class ModelSpec:
         if self.accepts_seed:
             decoding["seed"] = derived_seed(base_seed, replicate, messages)
         server = {}
-        if self.llama_cpp:
-            decoding = {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP, **decoding}
-            server = {"extra_body": {k: decoding.pop(k) for k in NEUTRAL_LLAMA_CPP}}
+        neutral = NEUTRAL_LLAMA_CPP if self.llama_cpp else NEUTRAL_VLLM if self.serve is not None else None
+        if neutral is not None:
+            decoding = {**NEUTRAL_DECODING, **neutral, **decoding}
+            server = {"extra_body": {k: decoding.pop(k) for k in neutral}}
         params = {"model": self.litellm_model, "messages": messages, **decoding}
         params.update(_merge(_merge(server, self.extra), self.response_constraint(options)))
         if logprobs:
@@ -367,20 +376,28 @@ together-py #214; litellm lists ``seed`` as supported): a model of one with ``ca
 ``capabilities.seed`` left open is sent no seed (its answers are recorded as seedless)."""
 
 
-def _chat_template(name: str, embedded: str | None, configured: str | None) -> str | None:
-    """The chat template of model ``name``: ``chat_template`` as configured, else the embedded model's
-    own (:data:`workflow_scripts.llm.embedded.EMBEDDED_CHAT_TEMPLATES`); None for a hosted model.
+def _chat_template(name: str, entry: dict) -> str | None:
+    """The chat template of model ``name`` (its entry with schema defaults): ``chat_template`` as
+    configured, else the embedded model's own (:data:`workflow_scripts.llm.embedded.EMBEDDED_CHAT_TEMPLATES`);
+    None for a hosted model, and for a served one that names none or ``gguf`` (its engine uses the
+    model's own: one identity for one prompt format).
 
     Raises:
-        ConfigError: ``chat_template`` on a model that is not embedded (its server's template is the
-            provider's; nothing here can set it), or ``gguf`` for a file that carries no template.
+        ConfigError: ``chat_template`` on a model that is neither embedded nor served by llama.cpp (its
+            server's template is the provider's; nothing here can set it), or ``gguf`` for an embedded
+            model whose file carries no template.
     """
+    from workflow_scripts.llm.chat_templates import OWN
+
+    embedded, configured = entry["embedded"], entry["chat_template"]
+    if (entry.get("serve") or {}).get("engine") == LLAMA_CPP:
+        return None if configured == OWN else configured
     if embedded is None:
         if configured is not None:
-            raise ConfigError(f"models.{name}.chat_template: only an embedded model's server takes a chat "
-                              f"template (a provider formats its own); remove it, or set models.{name}.embedded")
+            raise ConfigError(f"models.{name}.chat_template: only an embedded model's server, or a served one on "
+                              f"llama.cpp, takes a chat template (a provider formats its own); remove it, or set "
+                              f"models.{name}.embedded")
         return None
-    from workflow_scripts.llm.chat_templates import OWN
     from workflow_scripts.llm.embedded import EMBEDDED_CHAT_TEMPLATES
 
     if configured == OWN and EMBEDDED_CHAT_TEMPLATES[embedded] != OWN:
@@ -419,7 +436,8 @@ def _accepts_seed(litellm_model: str, configured: bool | None, embedded: str | N
 @functools.lru_cache(maxsize=None)
 def _returns_logprobs(litellm_model: str, configured: bool | None, embedded: str | None) -> bool:
     """Whether the provider returns top log-probabilities: ``capabilities.logprobs``, else litellm's
-    list of supported parameters (both ``logprobs`` and ``top_logprobs``); llama.cpp's server does."""
+    list of supported parameters (both ``logprobs`` and ``top_logprobs``); a server the pipeline runs
+    (``embedded``: its engine, :func:`_runs_here`) does: llama.cpp, vLLM and SGLang all return them."""
     if configured is not None:
         return bool(configured)
     if embedded is not None:
@@ -482,12 +500,38 @@ def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimatio
     resolved = model_entry(name, {**entry, **({"estimation": estimation} if estimation else {})})
     resolved.pop("budget_usd")  # a job resource, not a param: raising it reruns only the jobs it stopped
     resolved["decoding"] = {**resolved["decoding"], **(decoding or {})}
-    resolved["served_by"] = resolved["served_by"] or _embedded_identity(resolved["embedded"])
-    resolved["chat_template"] = _chat_template(name, resolved["embedded"], resolved["chat_template"])
+    serve = _serve_spec(name, resolved)
+    resolved["served_by"] = resolved["served_by"] or _embedded_identity(resolved["embedded"]) or (serve and serve.served_by())
+    resolved["chat_template"] = _chat_template(name, resolved)
+    if serve is not None:  # the server job's resources are not the query job's business
+        from workflow_scripts.llm.serving.spec import JOB_FIELDS
+
+        resolved["serve"] = {**{k: v for k, v in resolved["serve"].items() if k not in JOB_FIELDS},
+                             "version": serve.version, "weights": serve.weights}
     capabilities = resolved["capabilities"]
     capabilities["seed"], capabilities["logprobs"] = resolve_capabilities(
-        resolved["litellm_model"], capabilities, resolved["embedded"], custom_providers)
+        resolved["litellm_model"], capabilities, _runs_here(resolved), custom_providers)
     return resolved
+
+
+def _serve_spec(name: str, entry: dict):
+    """The :class:`~workflow_scripts.llm.serving.spec.ServeSpec` of an entry with schema defaults, or
+    None if the pipeline does not serve it.
+
+    Raises:
+        ConfigError: the ``serve`` section cannot work (naming its field).
+    """
+    if not entry.get("serve"):
+        return None
+    from workflow_scripts.llm.serving.spec import ServeSpec
+
+    return ServeSpec.from_entry(name, entry)
+
+
+def _runs_here(entry: dict) -> str | None:
+    """The engine of a model whose server the pipeline runs (the embedded model, a served one), else
+    None: such a server takes a seed and returns log-probabilities unless the capabilities say otherwise."""
+    return entry["embedded"] or (entry.get("serve") or {}).get("engine")
 
 
 def resolve_capabilities(litellm_model: str, capabilities: dict, embedded: str | None,

@@ -11,6 +11,7 @@ from workflow_scripts.crg.design.jobs import planned_jobs
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.ipd.design.checks import estimation_problems, payoff_problems
 from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_conditions
+from workflow_scripts.ipd.design.pairs import model_pairs, pair_models
 
 
 def selection(config: dict) -> tuple[list[str], list[str]]:
@@ -86,6 +87,29 @@ def studied_models(config: dict, selected: list[str]) -> set[str]:
     ipd = config["ipd"]
     asked = set(study_models(config, selected, "ipd")) if enabled_experiments(ipd) else set()
     return asked | {m for job in planned_jobs(config, selected) for m in job.models}
+
+
+def served_together_warnings(config: dict, selected: list[str]) -> list[str]:
+    """Served models (``serve``) that meet in a query job (a prisoner's-dilemma pair, a mixed
+    collective-risk table): on a SLURM cluster a query job runs beside the servers of all its served
+    models, so both servers and every query job of either model become one SLURM job on one node,
+    asking for the GPUs of both. One message per pair of such models."""
+    served = {m for m in selected if (config["models"][m].get("serve") or None)}
+    if len(served) < 2:
+        return []
+    ipd = config["ipd"]
+    plays = [e for e in enabled_experiments(ipd) if ipd["experiments"][e].get("kind") == "play"]
+    lineups = [pair_models(p) for p in model_pairs(study_models(config, selected, "ipd"))] if plays else []
+    lineups += [job.models for job in planned_jobs(config, selected)]
+    meeting = sorted({tuple(sorted(set(models) & served)) for models in lineups if len(set(models) & served) > 1})
+    return [f"models {' and '.join(names)} are both served (serve) and meet in a query job: on a SLURM cluster "
+            f"their servers and every query job of either run as one SLURM job on one node, asking for "
+            f"{sum(_gpus(config, m) for m in names)} GPUs; where no node has them, serve one elsewhere "
+            "(api_base) or keep them apart (ipd play pairs, crg.designs.mixed.pairs)" for names in meeting]
+
+
+def _gpus(config: dict, model: str) -> int:
+    return int(((config["models"][model]["serve"].get("resources") or {}).get("gpus", 1)))
 
 
 def _all_condition_ids(config: dict, models: list[str]) -> set[str]:

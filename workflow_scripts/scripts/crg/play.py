@@ -16,7 +16,7 @@ with rule_log(snakemake.log[0]) as log:
     params = snakemake.params
     job = Job.from_params(params.job)
     prompter = Prompter(job.condition.template, params.templates, job.system_prompt)
-    games, counts = run_job(job, prompter, params.models, Runtime(**params.runtime),
+    games, counts = run_job(job, prompter, params.models, Runtime.for_job(params.runtime, snakemake.input),
                             Budget.from_json(snakemake.resources.budget_usd))
     for kind, table in tables(games).items():
         records.write_table(table, snakemake.output[kind])

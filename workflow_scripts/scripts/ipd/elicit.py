@@ -21,7 +21,8 @@ with rule_log(snakemake.log[0]) as log:
                             params.sample_on_fallback)
     entries = {model: params.model}
     (rows, counts), _ = run_with_models(
-        entries, Runtime(**params.runtime), f"ipd/{experiment}/{model}", lambda models: job.run(model, models),
+        entries, Runtime.for_job(params.runtime, snakemake.input), f"ipd/{experiment}/{model}",
+        lambda models: job.run(model, models),
         planned=job.planned(ModelSpec.from_config(model, params.model).wants_logprobs), longest=job.longest(),
         budget=Budget.from_json(snakemake.resources.budget_usd),
         slots=condition_slots(entries, snakemake.resources.api_calls, len(conditions)),

@@ -18,7 +18,7 @@ with rule_log(snakemake.log[0]) as log:
     conditions = tuple(Condition.from_dict(values) for values in params.conditions)
     job = PlayJob(pair, conditions, params.system_prompt, params.max_reasks, templates(params.templates))
     (rows, counts), _ = run_with_models(
-        params.models, Runtime(**params.runtime), f"ipd/{experiment}/{pair}", job.run,
+        params.models, Runtime.for_job(params.runtime, snakemake.input), f"ipd/{experiment}/{pair}", job.run,
         planned=job.planned(), budget=Budget.from_json(snakemake.resources.budget_usd), longest=job.longest(),
         slots=condition_slots(params.models, snakemake.resources.api_calls, len(conditions)),
     )
