@@ -45,10 +45,10 @@ for _field in SELECTION_FIELDS:  # `--config only_models=` arrives as None: the 
 
 # Template folders are part of the workflow: relative paths are read from the workflow directory.
 IPD_TEMPLATE_DIR = Path(workflow.basedir) / config["ipd"]["template_dir"]
-RUNTIME = Runtime.from_config(config).as_params()
 MODEL_DEFAULTS = defaults("model")  # model entries are not filled by validate (additionalProperties)
 
 try:
+    RUNTIME = Runtime.from_config(config).as_params()  # answer_extraction checked here, before any job
     SELECTED_MODELS, ONLY_CONDITIONS = selection(config)
     IPD_MODELS = study_models(config, SELECTED_MODELS, "ipd")
     IPD_EXPERIMENTS = enabled_experiments(config["ipd"])

@@ -19,6 +19,7 @@ rule ipd_estimates:
     params:
         conditions=lambda w: [c.as_dict() for c in IPD_CONDITIONS[w.experiment]],
         confidence=IPD_ANALYSIS["confidence"],
+        use_extracted_answers=IPD_ANALYSIS["use_extracted_answers"],
     conda:
         "../../envs/analysis.yaml"
     script:

@@ -211,3 +211,18 @@ def test_an_enabled_model_in_no_study_is_idle_beside_others_and_refused_alone():
 def test_an_empty_only_models_selects_every_enabled_model(value):
     """``--config only_models=`` arrives as None: the same as the default ''."""
     assert _selection(lambda c: c.update(only_models=value))[0] == ["gemma3-270m", "gemma3-270m-greedy", "tft"]
+
+
+def test_the_second_reader_is_not_idle():
+    """A model enabled only to read unreadable answers (answer_extraction) takes part: no idle warning."""
+    assert _selection(lambda c: c.update(answer_extraction="tft"))[1] == []
+
+
+def test_counting_extracted_answers_needs_a_second_reader():
+    from workflow_scripts.config.checks import extraction_problems
+
+    def config(reader, use):
+        return {"answer_extraction": reader, "ipd": {"analysis": {"use_extracted_answers": use}}}
+    assert extraction_problems(config("m", True)) == [] and extraction_problems(config(None, False)) == []
+    (problem,) = extraction_problems(config(None, True))
+    assert problem.startswith("ipd.analysis.use_extracted_answers: true, but answer_extraction is null")

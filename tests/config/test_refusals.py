@@ -119,6 +119,12 @@ BAD_CONFIGS = [
      "ipd.experiments.original.label_swap.framings"),
     ("label-swap-labelling", lambda c: c["ipd"]["experiments"]["original"].update(
         label_swap={"labelings": ["upside_down"]}), (), "ipd.experiments.original.label_swap.labelings"),
+    ("extractor-not-configured", lambda c: c.update(answer_extraction="reader"), (),
+     "answer_extraction: 'reader' is not a configured model"),
+    ("extractor-not-enabled", lambda c: c["models"].update(reader={"enabled": False, "litellm_model": "ipdscripted/TFT"})
+     or c.update(answer_extraction="reader"), (), "answer_extraction: model 'reader' is not enabled"),
+    ("extracted-answers-without-extractor", lambda c: c["ipd"].update(analysis={"use_extracted_answers": True}), (),
+     "ipd.analysis.use_extracted_answers: true, but answer_extraction is null"),
 ]
 
 

@@ -289,3 +289,16 @@ def test_a_sequential_experiment_is_planned_at_its_maximum(tmp_path):
                                          "sequential": {"round": 5, "confidence": 0.95}}}}
     row = rows(call_plan(tiny_config(tmp_path, ipd=grid)))[("a", "ipd", "original")]
     assert (row["questions"], row["max_requests"]) == (60, 60)
+
+
+def test_the_summary_bounds_the_calls_of_a_second_reader():
+    """With answer_extraction each question may add one request to the reader: the bound is the run's
+    questions (7 here), named in the summary and the table; without it nothing is said."""
+    from workflow_scripts.tools.plan import markdown, summary
+
+    plan = pd.DataFrame([{"model": TOTAL, "study": TOTAL, "experiment": TOTAL, "questions": 7, "cached": 2,
+                          "missing": 5, "max_requests": 15, "cost_usd": 0.0, "batch_cost_usd": 0.0}])
+    assert "answer_extraction" not in summary(plan) and "answer_extraction" not in markdown(plan)
+    assert summary(plan, "reader").endswith("; answer_extraction may add up to 7 requests to reader (one per question "
+                                            "whose answer stays invalid after its re-asks; not in the rows or costs above)")
+    assert "answer_extraction may add up to 7 requests to reader" in markdown(plan, "reader")

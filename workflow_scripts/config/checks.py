@@ -104,6 +104,17 @@ def study_models(config: dict, selected: list[str], study: str) -> list[str]:
     return [m for m in selected if m in listed]
 
 
+def extraction_problems(config: dict) -> list[str]:
+    """``ipd.analysis.use_extracted_answers: true`` while ``answer_extraction`` is null: the tables would
+    count no extracted answer (the model named by ``answer_extraction`` is checked by
+    :func:`workflow_scripts.llm.extraction.extraction_setting`)."""
+    wanted = ((config.get("ipd") or {}).get("analysis") or {}).get("use_extracted_answers")
+    if wanted and config.get("answer_extraction") is None:
+        return ["ipd.analysis.use_extracted_answers: true, but answer_extraction is null, so no answer is extracted; "
+                "name a configured model in answer_extraction, or set use_extracted_answers: false"]
+    return []
+
+
 def key_name_problems(config: dict) -> list[str]:
     """``models.<m>.api_key_env`` values that look like keys (redaction.looks_like_key), unrepeated."""
     return [

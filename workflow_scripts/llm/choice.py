@@ -16,6 +16,9 @@ Replicates of one question (:func:`ask_choices`) are asked in as few calls as th
 allows (``capabilities.n``), each still its own cache entry; their re-asks go one by one. Where the
 model's questions ask for log-probabilities (``estimation: logprobs | auto``), the answer carries the
 choice probabilities of its deciding attempt (:mod:`workflow_scripts.llm.logprobs`) beside the move.
+Where the job has a second reader (``answer_extraction``, :mod:`workflow_scripts.llm.extraction`), a
+question whose last answer is still ``invalid`` once the re-asks are spent is shown to it once; what it
+says is kept beside the answer (:attr:`Answer.extraction`), never as the answer's value or status.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from typing import Sequence
 
 from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, LanguageModel, Request
+from workflow_scripts.llm.extraction import Extraction, extract, extractor_of
 from workflow_scripts.llm.logprobs import ChoiceProbabilities, choice_probabilities
-from workflow_scripts.llm.parsing import FAILED, VALID, ParsedAnswer, conforms, parse_answer, question_text
+from workflow_scripts.llm.parsing import FAILED, INVALID, VALID, ParsedAnswer, conforms, parse_answer, question_text
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate
 
@@ -64,6 +68,9 @@ class Answer:
         attempts: at least one.
         probabilities: what the deciding (last) attempt's log-probabilities say, or None when
             none were asked.
+        extracting: the job has a second reader (``answer_extraction``).
+        extraction: what the second reader said about the last answer (only where that answer is
+            ``invalid``), else None; it never changes :attr:`value` or :attr:`status`.
     """
 
     model: str
@@ -71,6 +78,8 @@ class Answer:
     options: tuple[str, ...]
     attempts: tuple[Attempt, ...]
     probabilities: ChoiceProbabilities | None = None
+    extracting: bool = False
+    extraction: Extraction | None = None
 
     @property
     def last(self) -> Attempt:
@@ -198,7 +207,11 @@ async def _follow_up(model: LanguageModel, messages: Sequence[dict], options: tu
         completion = await model.complete(Request(asked, replicate_i, options, _label(label, replicate_i), logprobs))
         attempts.append(_attempt(replicate_i, completion, options, prompt))
     probabilities = probabilities_of(model.spec, attempts[-1].completion, options) if logprobs else None
-    return Answer(model.spec.name, model.spec.litellm_model, options, tuple(attempts), probabilities)
+    extractor, last = extractor_of(model), attempts[-1]
+    extraction = await extract(extractor, options, last.completion.text, last.replicate, label) \
+        if extractor is not None and last.parsed.status == INVALID else None
+    return Answer(model.spec.name, model.spec.litellm_model, options, tuple(attempts), probabilities,
+                  extractor is not None, extraction)
 
 
 def probabilities_of(spec: ModelSpec, completion: Completion, options: Sequence[str]) -> ChoiceProbabilities | None:

@@ -31,6 +31,14 @@ come first and whose answer columns (:data:`ANSWER_FIELDS`) are the same everywh
   parameter (seed dropped, log-probabilities refused, ``top_logprobs`` lowered), with the
   provider's words (:mod:`workflow_scripts.llm.adaptation`), else null.
 
+With a second reader (``answer_extraction``, :mod:`workflow_scripts.llm.extraction`) the answer
+columns end with :data:`EXTRACTION_FIELDS`, null where it was not asked (the answer was not
+``invalid``, or the seat is scripted): ``extracted_answer`` (the option it gave, read strictly),
+``extraction_status`` (extracted, none, rejected, failed), ``extraction_model``, ``extraction_text``
+(its reply verbatim), ``extraction_key`` (the request's cache key) and ``extraction_cost_usd``. The
+answer's own ``status`` and move are never changed by it. Without one, the tables have no such
+columns: their bytes are those of a run before the second reader existed.
+
 Nothing here depends on whether an answer came from the cache, so a replayed run writes the
 same bytes as the run that paid for the answers.
 """
@@ -47,6 +55,7 @@ import pyarrow.parquet as pq
 from workflow_scripts.llm.keys import canonical_json
 from workflow_scripts.llm.choice import Answer
 from workflow_scripts.llm.estimation import Estimate
+from workflow_scripts.llm.extraction import EXTRACTION_STATUSES, Extraction
 from workflow_scripts.llm.reading.commitments import ANSWER_KINDS
 from workflow_scripts.llm.parsing import STATUSES, VALID
 from workflow_scripts.llm.spec import LOGPROBS, SAMPLE
@@ -63,6 +72,11 @@ ANSWER_FIELDS = [
     ("fallback", pa.string()), ("adaptation", pa.string()),
 ]
 ANSWER_COLUMNS = [name for name, _ in ANSWER_FIELDS]
+EXTRACTION_FIELDS = [
+    ("extracted_answer", pa.string()), ("extraction_status", pa.string()), ("extraction_model", pa.string()),
+    ("extraction_text", pa.string()), ("extraction_key", pa.string()), ("extraction_cost_usd", pa.float64()),
+]
+EXTRACTION_COLUMNS = [name for name, _ in EXTRACTION_FIELDS]
 
 
 def answer_record(answer: Answer, estimation: str = SAMPLE, fallback: str | None = None) -> dict:
@@ -96,7 +110,17 @@ def answer_record(answer: Answer, estimation: str = SAMPLE, fallback: str | None
         "outside_probability": probabilities.outside if probabilities else None,
         "fallback": fallback or (probabilities.fallback if probabilities else None),
         "adaptation": last.completion.adaptation,
+        **(extraction_columns(answer.extraction) if answer.extracting else {}),
     }
+
+
+def extraction_columns(extraction: Extraction | None) -> dict:
+    """The :data:`EXTRACTION_FIELDS` of one answer (all null when the second reader was not asked)."""
+    if extraction is None:
+        return dict.fromkeys(EXTRACTION_COLUMNS)
+    return {"extracted_answer": extraction.value, "extraction_status": extraction.status,
+            "extraction_model": extraction.model, "extraction_text": extraction.text,
+            "extraction_key": extraction.key or None, "extraction_cost_usd": extraction.cost_usd}
 
 
 def estimate_records(estimate: Estimate) -> list[dict]:
@@ -143,7 +167,8 @@ def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataF
         rejected a parameter), ``probability_estimates`` (log-probability requests that gave the
         probabilities), ``fallbacks`` (log-probability requests that could not, their questions
         sampled instead), ``cost_usd``, ``cost_unknown``, ``prompt_tokens``, ``completion_tokens``,
-        ``latency_s`` (sum) and ``latency_mean_s`` (per attempt).
+        ``latency_s`` (sum) and ``latency_mean_s`` (per attempt); with the second reader's columns
+        also ``extraction_<status>`` for each of its statuses (invalid answers it was asked about).
     """
     asked = answers[answers["attempts"].fillna(0) > 0]
     by = list(by)
@@ -157,8 +182,11 @@ def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataF
         **{f"n_{s}": asked["status"].eq(s) for s in STATUSES if s != VALID},
         **{f"kind_{k}": asked["status"].eq(VALID) & asked["answer_kind"].eq(k) for k in ANSWER_KINDS},
     )
+    extraction = [f"extraction_{s}" for s in EXTRACTION_STATUSES] if "extraction_status" in asked.columns else []
+    frame = frame.assign(**{f"extraction_{s}": asked["extraction_status"].eq(s) for s in EXTRACTION_STATUSES
+                            if extraction})
     sums = ["valid", "nonconforming", "seedless", "adapted", "probability_estimates", "fallbacks", "attempts", "cost_usd", "cost_unknown", "prompt_tokens",
-            "completion_tokens", "latency_s"] + [f"n_{s}" for s in STATUSES if s != VALID] + [f"kind_{k}" for k in ANSWER_KINDS]
+            "completion_tokens", "latency_s"] + [f"n_{s}" for s in STATUSES if s != VALID] + [f"kind_{k}" for k in ANSWER_KINDS] + extraction
     grouped = frame.groupby(by, sort=True, dropna=False)
     out = grouped[sums].sum(min_count=0)
     out.insert(0, "questions", grouped.size())
@@ -171,9 +199,18 @@ def summarise(answers: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataF
     return out.reset_index()
 
 
+def with_extraction(table_schema: pa.Schema) -> pa.Schema:
+    """``table_schema`` followed by the second reader's columns (:data:`EXTRACTION_FIELDS`)."""
+    return pa.schema(list(table_schema) + [pa.field(name, kind) for name, kind in EXTRACTION_FIELDS])
+
+
 def table(rows: Sequence[dict], table_schema: pa.Schema, sort_by: Sequence[str]) -> pa.Table:
-    """Rows as a table of ``table_schema`` sorted by ``sort_by`` (deterministic for equal rows)."""
-    return pa.Table.from_pylist(list(rows), schema=table_schema).sort_by([(c, "ascending") for c in sort_by])
+    """Rows as a table of ``table_schema`` sorted by ``sort_by`` (deterministic for equal rows); with
+    the second reader's columns after it when a row carries them (extraction on)."""
+    rows = list(rows)
+    if any(EXTRACTION_COLUMNS[0] in row for row in rows):
+        table_schema = with_extraction(table_schema)
+    return pa.Table.from_pylist(rows, schema=table_schema).sort_by([(c, "ascending") for c in sort_by])
 
 
 def write_table(data: pa.Table, path: str | Path) -> None:
@@ -182,17 +219,30 @@ def write_table(data: pa.Table, path: str | Path) -> None:
     pq.write_table(data, str(path))
 
 
+def _add_nulls(part: pa.Table, extended: pa.Schema) -> pa.Table:
+    """``part`` with the second reader's columns appended, all null."""
+    for name, kind in EXTRACTION_FIELDS:
+        part = part.append_column(pa.field(name, kind), pa.nulls(part.num_rows, kind))
+    return part
+
+
 def merge(paths: Sequence[str | Path], table_schema: pa.Schema, sort_by: Sequence[str]) -> pa.Table:
-    """Concatenate per-job tables of one schema, sorted.
+    """Concatenate per-job tables of one schema, sorted. Where some of them carry the second reader's
+    columns (:func:`with_extraction`), the merged table has them too, null in the rows of the others.
 
     Raises:
-        ValueError: if a file's columns differ from the schema (naming the file).
+        ValueError: if a file's columns differ from the schema, with or without the second reader's
+            columns (naming the file).
     """
+    extended = with_extraction(table_schema)
     parts = []
     for path in paths:
         part = pq.read_table(str(path))
-        if not part.schema.equals(table_schema):
+        if not (part.schema.equals(table_schema) or part.schema.equals(extended)):
             raise ValueError(f"{path}: columns differ from the expected schema; rerun the job that wrote it")
         parts.append(part)
+    if any(part.schema.equals(extended) for part in parts):
+        table_schema = extended
+        parts = [part if part.schema.equals(extended) else _add_nulls(part, extended) for part in parts]
     merged = pa.concat_tables(parts) if parts else table_schema.empty_table()
     return merged.sort_by([(c, "ascending") for c in sort_by])

@@ -42,6 +42,7 @@ from workflow_scripts.llm.base import CacheMiss, Completion, OneOfBatch, ReplayI
 from workflow_scripts.llm.budget import Budget, Budgeted, SpendLedger, Spending
 from workflow_scripts.llm.cache import Cached, ResponseCache
 from workflow_scripts.llm.context import ContextGuard, Longest, api_window, server_tokens
+from workflow_scripts.llm.extraction import Extracting, Extractor, extraction_setting, extraction_template
 from workflow_scripts.llm.limits import Bounded, job_slots
 from workflow_scripts.llm.replay import NoCalls
 from workflow_scripts.llm.spec import ModelSpec
@@ -69,6 +70,8 @@ class Runtime:
         log_dir: where server logs go.
         served: model name -> the address file of its server's service job (a cluster run: the
             job's inputs, :meth:`for_job`); a served model not named here gets the run's server.
+        extraction: the second reader (:func:`workflow_scripts.llm.extraction.extraction_setting`:
+            model name, resolved entry, prompt), or None (off).
     """
 
     cache_dir: str
@@ -77,17 +80,27 @@ class Runtime:
     embedded: Mapping[str, object] = field(default_factory=dict)
     log_dir: str = "logs/servers"
     served: Mapping[str, str] = field(default_factory=dict)
+    extraction: Mapping | None = None
 
     @classmethod
     def from_config(cls, config: Mapping) -> "Runtime":
-        """The runtime of a validated config (replay also by env ``LLM_DILEMMAS_REPLAY=1``)."""
+        """The runtime of a validated config (replay also by env ``LLM_DILEMMAS_REPLAY=1``).
+
+        Raises:
+            ConfigError: ``answer_extraction`` names a model that is not configured or not enabled.
+        """
         replay = bool(config["cache"]["replay"]) or os.environ.get(REPLAY_ENV, "") in ("1", "true", "yes")
-        return cls(str(config["cache"]["dir"]), replay, dict(config["custom_providers"]), dict(config["embedded"]))
+        return cls(str(config["cache"]["dir"]), replay, dict(config["custom_providers"]), dict(config["embedded"]),
+                   extraction=extraction_setting(config))
 
     def as_params(self) -> dict:
-        """JSON-able form for Snakemake params (without ``served``: a job's inputs give it, not the config)."""
+        """JSON-able form for Snakemake params (without ``served``: a job's inputs give it, not the config;
+        without ``extraction`` when it is off: the params of a run without a second reader are those of
+        a run before it existed)."""
         params = dataclasses.asdict(self)
         del params["served"]
+        if params["extraction"] is None:
+            del params["extraction"]
         return params
 
     @classmethod
@@ -226,6 +239,7 @@ class Session:
     models: dict = field(default_factory=dict)
     stats: dict[str, JobStats] = field(default_factory=dict)
     missing: list[CacheMiss] = field(default_factory=list)
+    specs: dict[str, ModelSpec] = field(default_factory=dict)
 
     def counts(self) -> dict[str, dict]:
         """Per model: the counts of :class:`JobStats`."""
@@ -244,7 +258,7 @@ class Session:
             raise ReplayIncomplete(self.missing)
         problems = []
         for name, stats in self.stats.items():
-            spec = self.models[name].spec
+            spec = self.specs[name]
             if stats.failed:
                 problems.append(
                     f"{name}: {stats.failed} of {stats.answers} requests failed after retries "
@@ -388,9 +402,27 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
                         parent.reason if parent is not None else None, session.missing, longest, slots)
         session.stats = {name: JobStats() for name in entries}
         for name, entry in entries.items():
-            session.models[name] = build_stack(ModelSpec.from_config(name, dict(entry)), shared, session.stats[name])
+            session.specs[name] = ModelSpec.from_config(name, dict(entry))
+            session.models[name] = build_stack(session.specs[name], shared, session.stats[name])
+        if runtime.extraction:
+            add_extractor(session, shared, runtime.extraction)
         stack.enter_context(Progress(list(session.stats.values()), label, planned))
         yield session
+
+
+def add_extractor(session: Session, shared: Shared, setting: Mapping) -> None:
+    """Give every model of ``session`` the second reader of ``setting`` (:class:`Runtime`'s
+    ``extraction``): the job's own stack of that model if the job asks it, else a stack of its own,
+    counted under its name (its calls, spend and failures are in the job's counts and verdict)."""
+    name = setting["model"]
+    if name in session.models:
+        reader = session.models[name]
+    else:
+        session.specs[name] = ModelSpec.from_config(name, dict(setting["entry"]))
+        session.stats[name] = JobStats()
+        reader = build_stack(session.specs[name], shared, session.stats[name])
+    extractor = Extractor(reader, extraction_template(setting["prompt"]))
+    session.models = {model: Extracting(stack, extractor) for model, stack in session.models.items()}
 
 
 def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str,

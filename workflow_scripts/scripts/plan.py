@@ -11,8 +11,9 @@ snakemake = globals()["snakemake"]
 
 with rule_log(snakemake.log[0]) as log:
     plan = with_totals(call_plan(snakemake.params.config, snakemake.params.basedir))
+    extraction = snakemake.params.config.get("answer_extraction")
     plan.to_csv(snakemake.output.csv, index=False)
     with open(snakemake.output.table, "w", encoding="utf-8") as handle:
-        handle.write(markdown(plan))
-    log.info("%s", summary(plan))
-    tell(f"{summary(plan)} (table: {snakemake.output.table})")
+        handle.write(markdown(plan, extraction))
+    log.info("%s", summary(plan, extraction))
+    tell(f"{summary(plan, extraction)} (table: {snakemake.output.table})")

@@ -24,6 +24,11 @@ would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models
   same rule as ``batch: true``: not Anthropic, Bedrock, vLLM or Together, although the map prices
   some of their models' batches), else ``unknown`` (no discount is assumed).
 
+With a second reader (``answer_extraction``, :mod:`workflow_scripts.llm.extraction`) each question
+whose last answer stays invalid after its re-asks adds one request to that model: the summary line and
+the Markdown table name it, with one request per question of the run as its upper bound (which answers
+stay invalid is known only once they come); the rows do not count it.
+
 Requests are found by running each query job's own code with every model replaced by a
 :class:`~workflow_scripts.llm.planning.Planned` stand-in that computes the layer's cache keys and
 never calls (so the plan is exactly what the run would ask): a cached answer is used as the run
@@ -229,8 +234,9 @@ def _total(part: pd.DataFrame, model: str, study: str) -> dict:
     return row
 
 
-def summary(plan: pd.DataFrame) -> str:
-    """One line: what the plan's grand total asks and costs."""
+def summary(plan: pd.DataFrame, extraction: str | None = None) -> str:
+    """One line: what the plan's grand total asks and costs; with ``extraction`` (the model named by
+    ``answer_extraction``) also the upper bound of the requests it may add (:func:`extraction_bound`)."""
     total = plan[(plan["model"] == TOTAL) & (plan["experiment"] == TOTAL)].iloc[0]
     models = plan.loc[plan["experiment"] != TOTAL, "model"].nunique()
     unknown = sorted(set(plan.loc[(plan["cost_usd"] == UNKNOWN) & (plan["experiment"] != TOTAL), "model"]))
@@ -239,11 +245,21 @@ def summary(plan: pd.DataFrame) -> str:
     tail = f" (price unknown for {', '.join(unknown)})" if unknown else ""
     return (f"plan: {total['questions']} questions for {models} model(s), {total['cached']} requests cached, "
             f"{total['missing']} questions missing: at most {total['max_requests']} requests with every re-ask, "
-            f"at most {cost}{tail}; through batch APIs at most {batch}")
+            f"at most {cost}{tail}; through batch APIs at most {batch}{extraction_bound(plan, extraction)}")
 
 
-def markdown(plan: pd.DataFrame) -> str:
-    """The plan as a Markdown document (the report's plan table)."""
+def extraction_bound(plan: pd.DataFrame, extraction: str | None) -> str:
+    """'' without a second reader; else a clause saying that it may add up to one request per question
+    of the run (those whose answers stay invalid after the re-asks; cached ones are not asked again)."""
+    if extraction is None:
+        return ""
+    total = plan[(plan["model"] == TOTAL) & (plan["experiment"] == TOTAL)].iloc[0]
+    return (f"; answer_extraction may add up to {total['questions']} requests to {extraction} (one per question "
+            "whose answer stays invalid after its re-asks; not in the rows or costs above)")
+
+
+def markdown(plan: pd.DataFrame, extraction: str | None = None) -> str:
+    """The plan as a Markdown document (the report's plan table); ``extraction``: see :func:`summary`."""
     return ("# Spend plan: what is still missing from the response cache\n\n"
             "Per model and experiment (IPD) or design (CRG). questions: asked by the run, cached or not; "
             "cached: requests already answered in the cache; missing: questions not in the cache; "
@@ -251,7 +267,8 @@ def markdown(plan: pd.DataFrame) -> str:
             "prompt_tokens / answer_tokens / cost_usd: of those requests, answers at their longest, at the "
             "model's price (config pricing, else litellm's price map; unknown where unknown); batch_cost_usd: "
             "the same at litellm's batch-API price, unknown where its map has none (no discount assumed). "
-            "Upper bounds: games are planned at full length.\n\n" + plan.to_markdown(index=False) + "\n")
+            f"Upper bounds: games are planned at full length{extraction_bound(plan, extraction)}.\n\n"
+            + plan.to_markdown(index=False) + "\n")
 
 
 def merged_config(paths: Sequence[str | Path], overrides: Sequence[str] = ()) -> dict:
@@ -289,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(redact(f"plan: config error: {error}", config), file=sys.stderr)
         return 2
     print(plan.to_markdown(index=False))
-    print(summary(plan))
+    print(summary(plan, config.get("answer_extraction")))
     return 0
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workflow_scripts.config.checks import key_name_problems, model_spec_problems, names, parameter_key_problems, study_models
+from workflow_scripts.config.checks import (extraction_problems, key_name_problems, model_spec_problems, names,
+                                            parameter_key_problems, study_models)
 from workflow_scripts.crg.design.checks import crg_template_problems
 from workflow_scripts.crg.design.jobs import planned_jobs
 from workflow_scripts.errors import ConfigError
@@ -44,8 +45,9 @@ def selection(config: dict) -> tuple[list[str], list[str]]:
 
 
 def idle_models(config: dict, selected: list[str]) -> list[str]:
-    """The ``selected`` models that no study asks (see :func:`studied_models`), in selection order."""
-    asked = studied_models(config, selected)
+    """The ``selected`` models that no study asks (see :func:`studied_models`) and that are not the
+    second reader (``answer_extraction``), in selection order."""
+    asked = [*studied_models(config, selected), config.get("answer_extraction")]
     return [m for m in selected if m not in asked]
 
 
@@ -132,7 +134,9 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
       (:func:`~workflow_scripts.ipd.design.checks.estimation_problems`);
     - ``crg.designs.<d>.conditions.<c>.template`` naming no template file, or one with an
       unknown placeholder.
-    - a selected model that no study asks (:func:`idle_problems`).
+    - a selected model that no study asks (:func:`idle_problems`);
+    - ``ipd.analysis.use_extracted_answers`` without a second reader
+      (:func:`~workflow_scripts.config.checks.extraction_problems`).
 
     Args:
         models: the selected model names (see :func:`selection`).
@@ -149,4 +153,5 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
         *estimation_problems(config, models),
         *crg_template_problems(config, models, basedir),
         *idle_problems(config, models),
+        *extraction_problems(config),
     ]

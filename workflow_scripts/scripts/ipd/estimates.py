@@ -6,6 +6,8 @@ Every table gets the condition's parameters (framing, labels, w, x, aLL..aRR) as
 analyses downstream (classification, tournaments, figures, the label-swap comparison) need nothing else.
 Each strategy's readings get their posterior probabilities (ipd.analysis.reading_confidence):
 reading_confidence.csv, and p_reading / p_nearest in the strategy table.
+With ``use_extracted_answers`` (ipd.analysis) the answers the second reader read count as valid
+(workflow_scripts.llm.extraction.with_extracted_answers) in every table; otherwise only the reader's own.
 """
 
 from workflow_scripts.scripts.warm import hand_over
@@ -19,6 +21,7 @@ from workflow_scripts.ipd.analysis.estimates import add_estimates, count_answers
 from workflow_scripts.ipd.analysis.reading_confidence import reading_table
 from workflow_scripts.ipd.design.labels import canonical_actions
 from workflow_scripts.llm import records
+from workflow_scripts.llm.extraction import with_extracted_answers
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
@@ -27,7 +30,9 @@ experiment = snakemake.wildcards.experiment
 with rule_log(snakemake.log[0]):
     conditions = [Condition.from_dict(c) for c in snakemake.params.conditions]
     parameters = condition_table(conditions)
-    answers = canonical_actions(pd.read_parquet(snakemake.input.answers), {c.id: c.labels for c in conditions})
+    read = pd.read_parquet(snakemake.input.answers)
+    counted = with_extracted_answers(read, "action") if snakemake.params.use_extracted_answers else read
+    answers = canonical_actions(counted, {c.id: c.labels for c in conditions})
     counts = count_answers(sampled_answers(answers))
     estimates = add_estimates(counts, probabilities=probability_estimates(answers))
     payoffs = {(experiment, c.id): c.payoffs for c in conditions}
@@ -39,4 +44,4 @@ with rule_log(snakemake.log[0]):
                                          conditions[0].kind, int(confidence["draws"]), int(confidence["seed"]))
     strategies.to_csv(snakemake.output.strategies, index=False)
     readings.to_csv(snakemake.output.readings, index=False)
-    records.summarise(answers, ["model", "experiment", "condition"]).to_csv(snakemake.output.invalid, index=False)
+    records.summarise(read, ["model", "experiment", "condition"]).to_csv(snakemake.output.invalid, index=False)
