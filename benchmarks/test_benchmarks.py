@@ -7,13 +7,15 @@ w = 0.01, and a speed-up of at least 1000x; for bench_game_bootstrap.py, every d
 on both paths and a speed-up of at least 5x; for bench_calls.py, log-probabilities making at least
 50x fewer calls per strategy than 50-sample elicitation on the paper grid; for
 crg_prompt_tokens.py, at least 1.5x fewer prompt tokens evaluated per collective-risk decision with
-the seat line last than with the layout before. Use
+the seat line last than with the layout before; for bench_grouping.py, a self-play cell of a model that
+always gives 2 taking at most a fifth of its separate calls with n. Use
 `pytest benchmarks -q -s` to see the tables.
 """
 
 import bench_calls
 import bench_confidence
 import bench_game_bootstrap
+import bench_grouping
 import bench_memory2_nash
 import bench_random_opponents
 import bench_sequential
@@ -57,3 +59,8 @@ def test_game_bootstrap_benchmark():
     """The CRG game bootstrap's fast path gives every number of the straightforward one and is >= 5x
     faster on a synthetic table of the paper's shape (about 2.5 minutes)."""
     assert bench_game_bootstrap.main([]) == 0
+
+
+def test_grouping_benchmark():
+    """A round's identical questions asked once: calls per cell and per grid against q (about 7 minutes)."""
+    assert bench_grouping.main([]) == 0

@@ -344,7 +344,7 @@ def ipd_experiment_targets(experiment):
 
 
 IPD_TOURNAMENT_FILES = ["summary.csv", "standings.csv", "matrices.csv", "wins.csv", "ties.csv", "propensities.csv",
-                        "tables/tournaments.md"] + [f"figures/{name}.{ext}" for name in ("wins", "totals", "propensities")
+                        "tables/tournaments.md", "replicator.csv", "tables/replicator.md"] + [f"figures/{name}.{ext}" for name in ("wins", "totals", "propensities")
                                                     for ext in ("png", "pdf")]
 
 
@@ -391,12 +391,17 @@ CRG_MODELS = list(dict.fromkeys(m for job in CRG_JOBS for m in job.models))
 CRG_SELECTION_MODELS = mixed_models(CRG_JOBS)
 CRG_TABLE_NAMES = ["table3", "table4", "table5"]
 CRG_FIGURE_NAMES = ["fig2", "fig3", "fig4", "fig5", "figS7", "value_questions"]
+CRG_VALUE_TABLES = ["knowledge.csv", "answers_and_play.csv", "answers.csv", "knows_vs_does.csv", "value_questions.md"]
 CRG_RESULTS = (
     [f"results/crg/tables/{t}.{ext}" for t in CRG_TABLE_NAMES for ext in ("csv", "md")]
-    + [f"results/crg/tables/{t}" for t in ("knowledge.csv", "answers_and_play.csv", "value_questions.md")]
+    + [f"results/crg/tables/{t}" for t in CRG_VALUE_TABLES]
     + [f"results/crg/figures/{f}.{ext}" for f in CRG_FIGURE_NAMES for ext in ("png", "pdf")]
-    + [f"results/crg/selection/{name}" for name in ("payoffs.csv", "fixation.csv", "stationary.csv", "selection.md")]
+    + [f"results/crg/selection/{name}" for name in ("payoffs.csv", "fixation.csv", "stationary.csv", "selection.md",
+                                                    "replicator.csv", "replicator.md")]
 )
+RUN_MODELS = [m for m in config["models"] if m in {*IPD_MODELS, *CRG_MODELS}]
+"""The run's models in config order: every figure job gets them (params.models), so that a model keeps its
+colour in every figure of the run (workflow_scripts/figure_style.py)."""
 
 
 def crg_job(wildcards):

@@ -25,8 +25,11 @@ bodies. The model name says how to answer and which faults to inject, options jo
   "Requested sample logprobs of <asked>, which is greater than max allowed: k";
 - ``no_seed_with_n``: a request with a seed and n > 1 is rejected (HTTP 400), as Together does;
 - ``drop_logprobs``: never returns log-probabilities (as a provider that drops them silently);
-  ``no_n``: returns one choice whatever ``n`` asks (as llama.cpp's server does); otherwise a
-  request with ``n`` gets n choices, each drawn independently;
+  ``no_n``: returns one choice whatever ``n`` asks (as llama.cpp's server does); ``same_n``: the n
+  choices of a request are one draw repeated (an engine that samples every choice of a request with
+  one sampler); otherwise a request with ``n`` gets n choices, each drawn independently (choice i
+  with the seed ``<seed>/<i>``); a ``crg:sure:<q>`` player draws with that seed and, asked for
+  log-probabilities, reports its distribution over 0, 2 and 4 (:mod:`workflow_scripts.players.crg`);
 - ``ignore_grammar``: a request with a grammar or a response format gets free text around the move
   (``"L. I choose this because ..."``), as a server that ignores its constraint would;
 - ``policy=<k>``: a request whose prompt hashes to 0 mod k is rejected as OpenAI rejects content
@@ -133,7 +136,7 @@ class Stub:
 def reply_text(player: str, prompt: str, seed) -> str:
     kind, _, name = player.partition(":")
     if kind == "crg":
-        return scripted_provider.answer(name, prompt)
+        return scripted_provider.answer(name, prompt, seed)
     return ipd_answer(name, prompt, seed)
 
 
@@ -146,6 +149,9 @@ def distribution(player: str, prompt: str) -> dict[str, float] | None:
     if kind == "ipd" and not name.startswith(("text:", "lastround:")):
         p = cooperation_probability(name, prompt)
         return {token: q for token, q in (("L", p), ("R", 1 - p)) if q > 0}
+    if kind == "crg":
+        moves = scripted_provider.choice_distribution(name, prompt)
+        return None if moves is None else {token: q for token, q in moves.items() if q > 0}
     return None
 
 
@@ -221,7 +227,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _choice(self, index: int, body: dict, player: str, options: dict, prompt: str) -> dict:
         """Choice ``index`` of the reply: its text and, if asked and not dropped, its log-probabilities."""
-        seed = body.get("seed") if index == 0 else f"{body.get('seed')}/{index}"
+        seed = body.get("seed") if index == 0 or options.get("same_n") else f"{body.get('seed')}/{index}"
         tokens = distribution(player, prompt)
         if player.startswith("probs:"):
             rng = random.Random(hashlib.sha256(f"{seed}/{prompt}".encode()).digest())

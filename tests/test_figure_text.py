@@ -1,12 +1,13 @@
-"""No text of any figure collides with other text or leaves the canvas (issue 20, "Figures a reader
-can read at a glance").
+"""No text of any figure collides with other text or leaves the canvas, and every figure has the
+journal style (workflow_scripts/figure_style.py).
 
 The checker (:func:`workflow_scripts.plotting.text_problems`) is tested on figures whose collisions
-are made on purpose; then every figure function of both studies is drawn from the tables a run of
-the default grid on scripted players wrote (``tests/data/figures/<study>/``: the CSV inputs of each
-figure rule, copied from that run; regenerate them as that directory's README says) and must have
-no problem. ``save`` logs every problem in the rule's log, so the whole DAG of
-``tests/test_report.py`` is checked there too.
+are made on purpose. Then every figure a run draws is drawn again by its own rule from the tables
+that run wrote (``tests/data/figures/<set>/``, README there): the default run (config/config.yaml on
+the embedded model) and both paper overlays (config/paper_ipd.yaml, config/paper_crg.yaml) on
+scripted players under the papers' five model names. Snakemake runs only the figure rules on those
+tables; a rule's log holds every problem ``save`` found, and none may. The default set must list
+every figure the default config draws today (a new figure needs new fixtures).
 """
 
 from __future__ import annotations
@@ -16,9 +17,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import re
+import shutil
+
+import yaml
+
+from tests.conftest import Workflow
+from tests.data.figures.regenerate import FIGURE_RULES, TABLES
+from workflow_scripts.figure_style import DPI, PAGE_HEIGHT, TWO_COLUMNS
 from workflow_scripts.plotting import legend_below, panel_grid, plt, text_problems
 
 DATA = Path(__file__).parent / "data" / "figures"
+SETS = ("default", "paper_ipd", "paper_crg")
 
 
 def test_two_texts_on_top_of_each_other_collide():
@@ -59,92 +69,115 @@ def test_hidden_panels_and_clean_figures_have_no_problems():
     for ax in axes:
         ax.plot([0, 1], [0, 1], label="line")
     legend_below(fig, *axes[0].get_legend_handles_labels())
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
     off = fig.add_axes((0.8, 0.8, 0.3, 0.3))
     off.axis("off")
     assert text_problems(fig) == []
     plt.close(fig)
 
 
-def read(study: str, name: str) -> pd.DataFrame:
-    return pd.read_csv(DATA / study / name, dtype={"label": str}, keep_default_na=False, na_values=[""])
+def offline(config: dict) -> dict:
+    """The set's config with every model a scripted player under its own name: the figure rules call
+    no model, and this way no embedded server or key is looked for."""
+    config["custom_providers"] = {"ipdscripted": "workflow_scripts.players.ipd:ScriptedPlayer"}
+    config["models"] = {name: {"enabled": entry.get("enabled", True), "litellm_model": "ipdscripted/ALLC"}
+                        for name, entry in config["models"].items()}
+    return config
 
 
-def crg_figures() -> dict:
-    from workflow_scripts.crg.figures.mixed import mixed_figure, pair_figure
-    from workflow_scripts.crg.figures.selection import invasion_figure, selection_figure
-    from workflow_scripts.crg.figures.selfplay import selfplay_figure
-    from workflow_scripts.crg.figures.value_questions import knowledge_figure
-    models = ["gemma3-270m", "gemma3-270m-greedy"]
-    crg = lambda name: read("crg", name)  # noqa: E731
-    return {
-        "crg/fig2": lambda: selfplay_figure(crg("grid.csv"), crg("actions.csv"), crg("losses.csv")),
-        "crg/fig3": lambda: pair_figure(crg("pairs.csv"), models),
-        "crg/fig4": lambda: mixed_figure(crg("replacement.csv"), crg("contributions.csv"), models),
-        "crg/fig5": lambda: selection_figure(crg("stationary.csv"), crg("weighted.csv"), crg("payoffs.csv"), models,
-                                             [0.5, 0.9], 1.0),
-        "crg/figS7": lambda: invasion_figure(crg("fixation.csv"), crg("stationary.csv"), models, 1.0),
-        "crg/value_questions": lambda: knowledge_figure(crg("knowledge.csv"), crg("answers_and_play.csv"), models),
-    }
+def redrawn(name: str, root: Path) -> tuple[Workflow, list[str]]:
+    """The set's tables in ``root``, its figures drawn by their rules (and only those rules)."""
+    shutil.copytree(DATA / name / TABLES, root / "results")
+    flow = Workflow(root, offline(yaml.safe_load((DATA / name / "config.yaml").read_text())))
+    figures = (DATA / name / "figures.txt").read_text().split()
+    flow.run(*figures, "--allowed-rules", *FIGURE_RULES)
+    return flow, figures
 
 
-DEFAULT_FRAMINGS = ["none", "more_points", "exploit", "maximize_own", "winning", "no_exploit", "welfare", "fair",
-                    "saint", "pro", "none-labels=swapped", "none-labels=reversed"]
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SETS)
+def test_every_figure_of_the_run_is_clean(name, tmp_path):
+    """Every figure of the set is drawn (PNG at 300 dpi, at most two journal columns wide and one page
+    high) and its rule's log reports no text that overlaps other text or leaves the canvas."""
+    from PIL import Image
+
+    flow, figures = redrawn(name, tmp_path)
+    problems = [f"{log.relative_to(flow.root)}: {line}" for log in sorted((flow.root / "logs").rglob("*.log"))
+                for line in log.read_text().splitlines() if "figure text" in line]
+    assert problems == []
+    for figure in figures:
+        with Image.open(flow.root / figure) as image:
+            width, height = image.size
+            assert width <= round(TWO_COLUMNS * DPI) + 1 and height <= round(PAGE_HEIGHT * DPI) + 1, figure
+            assert image.info["dpi"][0] == pytest.approx(DPI, abs=0.5), figure
+        assert (flow.root / figure).with_suffix(".pdf").exists(), figure
 
 
-def ipd_figures() -> dict:
-    """Fig. 1B of the default grid's original experiment: its 12 conditions (ten framings, two label
-    swaps), two models, every scenario, and the longest kind of reading ('between A and B'), the case
-    the issue saw collide; and the elicited-against-played figure of two models and both treatments
-    (moves drawn from known strategies, tests/ipd/test_elicited_vs_played.py)."""
-    from workflow_scripts.gametheory.known import known_memory1
-    from workflow_scripts.ipd.analysis.elicited_vs_played import STATES, elicited_vs_played
-    from workflow_scripts.ipd.figures.cooperation import cooperation_figure
-    from workflow_scripts.ipd.figures.elicited_vs_played import elicited_vs_played_figure
-    from tests.ipd.test_elicited_vs_played import GENERATING, RANDOM, elicitation, play_moves
-    models = ["gemma3-270m", "gemma3-270m-greedy"]
-    rows = [{"model": m, "condition": c, "scenario": s, "p_L": p, "ci_low": max(0, p - 0.3), "ci_high": min(1, p + 0.3),
-             "n_valid": 10, "method": "sampled"}
-            for c in DEFAULT_FRAMINGS for i, m in enumerate(models) for s, p in zip(STATES, (0.9, 0.1, 0.5, 0.3, 0.7)[i:] + (0.2,) * i)]
-    readings = {(c, m): "between WSLS and Forgiver" for c in DEFAULT_FRAMINGS for m in models}
-    moves = pd.concat([play_moves(GENERATING, RANDOM, 20, seed, condition=f"none-{t}") for seed, t in enumerate(("exact", "at_least"))])
-    matched = {"none-exact": ("original", "none"), "none-at_least": ("original", "none")}
-    summary, states = elicited_vs_played(moves, elicitation(RANDOM, 10, 0), matched, known_memory1((3, 0, 5, 1)))
-    return {
-        "ipd/cooperation": lambda: cooperation_figure(pd.DataFrame(rows), "original", readings),
-        "ipd/elicited_vs_played": lambda: elicited_vs_played_figure(summary, states, "play"),
-    }
+@pytest.mark.slow
+def test_the_default_set_holds_every_figure_the_default_config_draws(tmp_path):
+    """A dry run of config/config.yaml as shipped (the embedded model: the estimation check needs its
+    log-probabilities) lists the figure files of rule all; they are the default set's (a figure added to
+    the workflow needs its tables in the set: README there)."""
+    config = yaml.safe_load((Path(__file__).parents[1] / "config" / "config.yaml").read_text())
+    out = Workflow(tmp_path, config).run("-n", "--forceall").stdout
+    planned = {name for name in re.findall(r"results/\S+?/figures/[\w.-]+\.png", out)}
+    assert planned == set((DATA / "default" / "figures.txt").read_text().split())
 
 
-def ipd_run_figures() -> dict:
-    """The prisoner's-dilemma figures of the report DAG's run (tests/test_report.py: a TFT player, the
-    original experiment with two framings and a label swap, 3 rounds of play, tournaments)."""
-    from workflow_scripts.ipd.figures.cooperation import cooperation_figure, strategy_readings
-    from workflow_scripts.ipd.figures.elicited_vs_played import elicited_vs_played_figure
+PAPER_MODELS = ["claude-sonnet-4", "gemini-2.5-pro", "gpt-4o", "gpt-5", "llama-3.3-70b"]
+TWELVE = ["none", "more_points", "exploit", "maximize_own", "winning", "no_exploit", "welfare", "fair", "saint", "pro",
+          "none-labels=swapped", "none-labels=reversed"]
+
+
+def payoff_rows(models, conditions):
+    """Classification rows (w = 0, 0.01) with payoff ranges that differ by model and condition."""
+    return pd.DataFrame([{"model": m, "condition": c, "w": w, "own_w": False, "pi_self": 2.0 + 0.1 * i,
+                          "payoff_min": 0.5 + 0.05 * j, "payoff_max": 3.0 + 0.1 * i}
+                         for i, m in enumerate(models) for j, c in enumerate(conditions) for w in (0.0, 0.01)])
+
+
+@pytest.mark.parametrize("models, conditions", [(PAPER_MODELS, ["none"]), (PAPER_MODELS, TWELVE),
+                                                (["gemma3-270m"], TWELVE)])
+def test_payoff_range_is_readable_with_five_models_and_twelve_conditions(models, conditions):
+    """Fig. 1C at print size: two columns (183 mm) wide at most, one panel per w, no text problem,
+    tick labels of at least 6 pt, one colour per model, and with one condition the models on the
+    x-axis (as the seed draws it)."""
+    from matplotlib.colors import to_hex
+
+    from workflow_scripts.figure_style import PALETTE
     from workflow_scripts.ipd.figures.payoffs import payoff_range_figure
-    from workflow_scripts.ipd.figures.play import play_figure
-    from workflow_scripts.ipd.figures.tournaments import propensities_figure, totals_figure, wins_figure
-    ipd = lambda name: read("ipd", name)  # noqa: E731
-    readings = lambda: strategy_readings(ipd("strategies.csv"))  # noqa: E731
-    return {
-        "ipd-run/cooperation": lambda: cooperation_figure(ipd("estimates.csv"), "original", readings()),
-        "ipd-run/payoff_range": lambda: payoff_range_figure(ipd("classification.csv"), "original", readings()),
-        "ipd-run/play": lambda: play_figure(ipd("cooperation_by_round.csv"), "play"),
-        "ipd-run/elicited_vs_played": lambda: elicited_vs_played_figure(
-            ipd("elicited_vs_played.csv"), ipd("elicited_vs_played_states.csv"), "play"),
-        "ipd-run/wins": lambda: wins_figure(ipd("wins.csv")),
-        "ipd-run/totals": lambda: totals_figure(ipd("standings.csv"), ipd("summary.csv")),
-        "ipd-run/propensities": lambda: propensities_figure(ipd("propensities.csv")),
-    }
-
-
-FIGURES = {**crg_figures(), **ipd_figures(), **ipd_run_figures()}
-
-
-@pytest.mark.parametrize("name", sorted(FIGURES))
-def test_every_figure_of_the_default_grid_is_readable(name):
-    fig = FIGURES[name]()
+    fig = payoff_range_figure(payoff_rows(models, conditions), "original", models)
     try:
-        assert text_problems(fig) == [], name
+        assert text_problems(fig) == []
+        assert fig.get_figwidth() <= TWO_COLUMNS + 1e-9
+        axes = [ax for ax in fig.axes if ax.get_visible()]
+        assert [ax.get_title() for ax in axes] == ["w = 0", "w = 0.01"]
+        ticks = [t for ax in axes for t in ax.get_xticklabels() if t.get_text()]
+        assert min(t.get_fontsize() for t in ticks) >= 6
+        expected = models if len(conditions) == 1 else conditions
+        assert [t.get_text() for t in axes[-1].get_xticklabels()] == expected
+        colours = {to_hex(c.get_colors()[0]) for c in axes[0].collections if len(c.get_segments())}
+        assert colours == {to_hex(PALETTE[i]) for i in range(len(models))}
     finally:
         plt.close(fig)
+
+
+def test_a_model_keeps_its_colour_across_figures():
+    """The colour of a model is its place in the run's models, whichever models a figure shows: gpt-4o
+    (third in the run) is the palette's third colour in a figure of all five and in one of it alone;
+    a reference strategy follows the run's models."""
+    from workflow_scripts.figure_style import PALETTE, model_colors
+    assert model_colors(PAPER_MODELS, PAPER_MODELS)["gpt-4o"] == PALETTE[2]
+    assert model_colors(["gpt-4o"], PAPER_MODELS)["gpt-4o"] == PALETTE[2]
+    assert model_colors(["gpt-4o", "ALLD (ref.)"], PAPER_MODELS)["ALLD (ref.)"] == PALETTE[5]
+
+
+def test_a_panel_of_w_holds_the_condition_whose_own_w_it_is():
+    """Classified at w = 0 and 0.01 besides each prompt's own w: the condition stating w = 0.01 has one
+    row at 0.01 (its own), which belongs in the w = 0.01 panel as well as in the own-w panel."""
+    from workflow_scripts.ipd.figures.payoffs import _panels
+    frame = pd.DataFrame([("none-w=0.01", 0.0, False), ("none-w=0.01", 0.01, True), ("none-w=0.5", 0.0, False),
+                          ("none-w=0.5", 0.01, False), ("none-w=0.5", 0.5, True)], columns=["condition", "w", "own_w"])
+    panels = _panels(frame)
+    assert list(panels) == ["w = 0", "w = 0.01", "own w (stated in the prompt)"]
+    assert sorted(panels["w = 0.01"]["condition"]) == ["none-w=0.01", "none-w=0.5"]
+    assert sorted(panels["own w (stated in the prompt)"]["condition"]) == ["none-w=0.01", "none-w=0.5"]

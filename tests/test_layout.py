@@ -6,7 +6,7 @@ four layers, and an import may only point to its own layer or one below:
 
 1. pure libraries: ``gametheory`` (exact game theory of both dilemmas) and ``evolution``
    (fixation probabilities, stationary distribution, Fermi process): each imports only itself;
-2. the floor: ``errors``, ``config``, ``llm``, ``stats``, ``plotting``, ``markdown``, ``reporting``,
+2. the floor: ``errors``, ``config``, ``llm``, ``stats``, ``figure_style``, ``plotting``, ``markdown``, ``reporting``,
    ``players`` (the scripted players of both studies);
 3. the studies: ``ipd`` and ``crg``, neither importing the other;
 4. the workflow: ``workflow`` (what spans both studies: config checks, selection, providers),
@@ -25,7 +25,7 @@ from tests.conftest import REPO
 PACKAGE = "workflow_scripts"
 LAYERS = {
     "gametheory": 1, "evolution": 1,
-    "errors": 2, "config": 2, "llm": 2, "stats": 2, "plotting": 2, "markdown": 2, "reporting": 2, "players": 2,
+    "errors": 2, "config": 2, "llm": 2, "stats": 2, "figure_style": 2, "plotting": 2, "markdown": 2, "reporting": 2, "players": 2,
     "ipd": 3, "crg": 3,
     "workflow": 4, "tools": 4, "scripts": 4,
 }

@@ -43,7 +43,8 @@ CRG_GRID = {
 CRG_GROUPS = {
     "tables/table3": "design 1", "selfplay/": "design 1", "figures/fig2": "design 1",
     "tables/table4": "design 2", "tables/knowledge": "design 2", "tables/answers_and_play": "design 2",
-    "tables/value_questions": "design 2", "figures/value_questions": "design 2", "tables/table5": "design 3",
+    "tables/value_questions": "design 2", "figures/value_questions": "design 2", "tables/answers.": "design 2",
+    "tables/knows_vs_does": "design 2", "tables/table5": "design 3",
     "mixed/": "design 4", "figures/fig3": "design 4", "figures/fig4": "design 4",
     "selection/": "selection", "figures/fig5": "selection", "figures/figS7": "selection",
     "query_stats": "plan and answers", "invalid_rates": "plan and answers",

@@ -27,7 +27,7 @@ NEEDS = {
     "scipy.stats": {"crg/selection.py", "ipd/label_swap.py"},
     "matplotlib": {"crg/figure_selfplay.py", "crg/figures_mixed.py", "crg/figures_selection.py",
                    "crg/figure_value_questions.py", "ipd/figure_elicited_vs_played.py",
-                   "ipd/estimation_check.py", "ipd/figure.py", "ipd/figure_estimates.py",
+                   "ipd/figure_estimation_check.py", "ipd/figure.py", "ipd/figure_estimates.py",
                    "ipd/figure_payoff_range.py", "ipd/figure_play.py", "ipd/figure_tournament.py"},
     "litellm": set(),
 }

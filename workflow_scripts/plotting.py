@@ -1,11 +1,13 @@
-"""Plotting helpers every figure of both studies shares: a headless backend, a fixed colour per
-model, one legend below the panels, a grid of panels, a check that no text collides with other
-text or leaves the canvas, and saving PNG + PDF."""
+"""Plotting helpers every figure of both studies shares: a headless backend with the project's style
+(:mod:`workflow_scripts.figure_style`: journal sizes, type, colours), one legend below the panels, a
+grid of panels, a check that no text collides with other text or leaves the canvas, and saving PNG +
+PDF."""
 
 from __future__ import annotations
 
 import logging
 import math
+import textwrap
 
 import matplotlib
 
@@ -15,27 +17,73 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
-__all__ = ["legend_below", "model_colors", "panel_columns", "panel_grid", "plt", "save", "text_problems"]
+from workflow_scripts.figure_style import DPI, TWO_COLUMNS, apply, figure_size, model_colors  # noqa: E402
+
+apply()
+__all__ = ["bottom_xlabel", "figure", "legend_below", "model_colors", "panel_columns", "panel_grid", "plt", "save",
+           "suptitle", "text_problems", "tick_rotation"]
 log = logging.getLogger(__name__)
 
-
-def model_colors(models) -> dict[str, tuple]:
-    """A fixed colour per model (tab10 in the given order; tab20 beyond ten models)."""
-    cmap = plt.get_cmap("tab10" if len(models) <= 10 else "tab20")
-    return {model: cmap(i % cmap.N) for i, model in enumerate(models)}
+CHARACTER = 0.6
+"""Width of one character of DejaVu Sans, as a share of the font size (an upper bound for labels)."""
 
 
-def legend_below(fig: plt.Figure, handles, labels, title: str = "model", columns: int = 5) -> None:
-    """One legend for the whole figure, below the panels."""
-    fig.legend(handles, labels, title=title, loc="lower center", ncol=min(max(len(labels), 1), columns), frameon=False)
+def text_width(text: str, points: float) -> float:
+    """Inches a one-line text of ``points`` pt takes at most (:data:`CHARACTER` per character)."""
+    return len(str(text)) * CHARACTER * points / 72
 
 
-def panel_grid(count: int, columns: int, width: float = 3.2, height: float = 2.8, sharey: bool = True):
-    """(figure, flat list of the first ``count`` axes) on a grid; spare axes hidden."""
+def suptitle(fig, text: str) -> None:
+    """The figure's title, each line wrapped to the figure's width (at the title's type size)."""
+    points = plt.rcParams["figure.titlesize"]
+    chars = max(20, int(fig.get_figwidth() * 72 / (points * CHARACTER)) - 2)
+    fig.suptitle("\n".join(part for line in text.split("\n") for part in textwrap.wrap(line, chars)))
+
+
+def tick_rotation(labels, slot: float, points: float | None = None) -> int:
+    """0 if every label fits its slot (``slot`` inches per tick) lying flat, else 90 (upright labels
+    never overlap their neighbours)."""
+    points = points or plt.rcParams["xtick.labelsize"]
+    return 0 if max((text_width(label, points) for label in labels), default=0.0) < slot * 0.95 else 90
+
+
+def bottom_xlabel(axes, text: str) -> None:
+    """``text`` as the x-axis label of the lowest visible panel of each column of a grid (the panels
+    below carry it; a label centred under the whole grid would share the legend's place)."""
+    shown = [ax for ax in axes if ax.get_visible()]
+    cells = {(ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start) for ax in shown}
+    for ax in shown:
+        row, column = ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start
+        if not any(r > row and c == column for r, c in cells):
+            ax.set_xlabel(text)
+
+
+def figure(height: float, width: float = TWO_COLUMNS) -> plt.Figure:
+    """An empty figure of the style: ``width`` inches (a journal column width) and ``height`` inches
+    (capped at the page height), constrained layout."""
+    return plt.figure(figsize=figure_size(height, width), layout="constrained")
+
+
+def legend_below(fig: plt.Figure, handles, labels, title: str | None = "model", columns: int | None = None) -> None:
+    """One legend for the whole figure, outside and below the panels (constrained layout keeps the
+    room for it); as many columns as fit the figure's width (at most ``columns``)."""
+    if not labels:
+        return
+    points = plt.rcParams["legend.fontsize"]
+    entry = max(text_width(label, points) for label in labels) + 0.45  # handle and spacing, inches
+    fit = max(1, int(fig.get_figwidth() // entry))
+    ncol = max(1, min(len(labels), fit, columns or len(labels)))
+    fig.legend(handles, labels, title=title or None, loc="outside lower center", ncol=ncol)
+
+
+def panel_grid(count: int, columns: int, height: float = 1.6, width: float = TWO_COLUMNS, sharey: bool = True,
+               extra: float = 0.7, sharex: bool = False):
+    """(figure, flat list of the first ``count`` axes) on a grid of ``columns`` columns, ``height``
+    inches per row plus ``extra`` for titles and legend, ``width`` inches wide; spare axes hidden."""
     columns = max(1, min(count, columns))
     rows = math.ceil(count / columns)
-    figure_width = max(width * columns + 1, 7.5)  # room for the suptitle on single-panel figures
-    fig, axes = plt.subplots(rows, columns, figsize=(figure_width, height * rows + 1.2), squeeze=False, sharey=sharey)
+    fig = figure(height * rows + extra, width)
+    axes = fig.subplots(rows, columns, squeeze=False, sharey=sharey, sharex=sharex)
     flat = list(axes.flat)
     for ax in flat[count:]:
         ax.set_visible(False)
@@ -118,10 +166,11 @@ def panel_columns(count: int, most: int = 4) -> int:
 
 
 def save(fig: plt.Figure, paths) -> None:
-    """Write the figure to every path (PNG and PDF), 150 dpi, and close it; each text problem of
-    :func:`text_problems` is logged as a warning first (the rule's log names it)."""
+    """Write the figure to every path (PNG and PDF) at :data:`~workflow_scripts.figure_style.DPI` and
+    close it; each text problem of :func:`text_problems` is logged as a warning first (the rule's log
+    names it)."""
     for problem in text_problems(fig):
         log.warning("figure text %s", problem)
     for path in paths:
-        fig.savefig(path, dpi=150)
+        fig.savefig(path, dpi=DPI)
     plt.close(fig)

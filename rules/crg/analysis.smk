@@ -53,6 +53,7 @@ rule crg_controls:
     log:
         "logs/crg/controls.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
         grid=CRG_GROUPS["grid"],
         controls=CRG_GROUPS["controls"],
@@ -61,6 +62,7 @@ rule crg_controls:
         shift_units=CRG_ANALYSIS.get("shift_units"),
         alpha=CRG_ANALYSIS.get("alpha"),
         family_alpha=CRG_ANALYSIS.get("family_alpha"),
+        rule=CRG_ANALYSIS.get("table4_rule"),
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -142,6 +144,8 @@ rule crg_value_questions:
     output:
         knowledge=report_item("results/crg/tables/knowledge.csv", "crg/controls/knowledge"),
         play=report_item("results/crg/tables/answers_and_play.csv", "crg/controls/answers_and_play"),
+        answers=report_item("results/crg/tables/answers.csv", "crg/controls/answers"),
+        knows=report_item("results/crg/tables/knows_vs_does.csv", "crg/controls/knows_vs_does"),
         table=report_item("results/crg/tables/value_questions.md", "crg/controls/value_questions_table"),
     log:
         "logs/crg/value_questions.log",
@@ -155,3 +159,21 @@ rule crg_value_questions:
         "../../envs/analysis.yaml"
     script:
         "../../workflow_scripts/scripts/crg/value_questions.py"
+
+
+rule crg_replicator:
+    input:
+        payoffs="results/crg/selection/payoffs.csv",
+        fixation="results/crg/selection/fixation.csv",
+    output:
+        csv=report_item("results/crg/selection/replicator.csv", "crg/selection/replicator"),
+        table=report_item("results/crg/selection/replicator.md", "crg/selection/replicator"),
+    log:
+        "logs/crg/replicator.log",
+    params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
+        background=CRG_ANALYSIS.get("replicator_background"),
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/crg/replicator.py"

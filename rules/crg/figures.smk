@@ -1,5 +1,6 @@
-# Collective-risk dilemma, stage figures (workflow_scripts/crg/figures/): Figs. 2-5 and S7, PNG + PDF;
-# and the study's target rule crg_all. Needs from rules/common.smk: the CRG grid.
+# Collective-risk dilemma, stage figures (workflow_scripts/crg/figures/): Figs. 2-5 and S7, PNG + PDF, in the
+# style of workflow_scripts/figure_style.py (params.run_models: the run's models, config order, fix each
+# model's colour); and the study's target rule crg_all. Needs from rules/common.smk: the CRG grid.
 
 
 rule crg_figure_selfplay:
@@ -35,6 +36,7 @@ rule crg_figures_mixed:
     params:
         game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_SELECTION_MODELS,
+        run_models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -59,6 +61,7 @@ rule crg_figures_selection:
         models=CRG_SELECTION_MODELS,
         beta=CRG_ANALYSIS.get("beta"),
         payoff_risks=CRG_ANALYSIS.get("payoff_risks"),
+        run_models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -67,8 +70,8 @@ rule crg_figures_selection:
 
 rule crg_figure_value_questions:
     input:
+        answers="results/crg/tables/answers.csv",
         knowledge="results/crg/tables/knowledge.csv",
-        play="results/crg/tables/answers_and_play.csv",
     output:
         png=report_item("results/crg/figures/value_questions.png", "crg/controls/value_questions"),
         pdf="results/crg/figures/value_questions.pdf",
@@ -77,6 +80,7 @@ rule crg_figure_value_questions:
     params:
         game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
+        run_models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:

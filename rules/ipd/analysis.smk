@@ -49,8 +49,6 @@ rule ipd_estimation_check:
     output:
         csv=report_item("results/ipd/{experiment}/estimation_check.csv", "ipd/experiment/estimation_check"),
         table=report_item("results/ipd/{experiment}/tables/estimation_check.md", "ipd/experiment/estimation_check"),
-        png=report_item("results/ipd/{experiment}/figures/estimation_check.png", "ipd/experiment/estimation_check"),
-        pdf="results/ipd/{experiment}/figures/estimation_check.pdf",
     log:
         "logs/ipd/{experiment}/estimation_check.log",
     params:
@@ -123,6 +121,22 @@ rule ipd_tournament:
         "../../workflow_scripts/scripts/ipd/tournament.py"
 
 
+rule ipd_replicator:
+    input:
+        matrices="results/ipd/tournaments/matrices.csv",
+    output:
+        csv=report_item("results/ipd/tournaments/replicator.csv", "ipd/tournaments/replicator"),
+        table=report_item("results/ipd/tournaments/tables/replicator.md", "ipd/tournaments/replicator"),
+    log:
+        "logs/ipd/replicator.log",
+    params:
+        replicator=IPD_ANALYSIS["replicator"],
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/replicator.py"
+
+
 rule ipd_decoding:
     input:
         answers=lambda w: [f"results/ipd/{e}/answers.parquet" for e in ipd_experiments_of("memory1", "memory2", "one_shot")]
@@ -170,6 +184,7 @@ rule ipd_elicited_vs_played:
     params:
         matched=lambda w: ipd_elicited(w.experiment),
         payoffs=lambda w: list(IPD_CONDITIONS[w.experiment][0].payoffs),
+        test=IPD_ANALYSIS["elicited_vs_played"],
     conda:
         "../../envs/analysis.yaml"
     script:

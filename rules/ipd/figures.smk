@@ -1,17 +1,20 @@
 # Prisoner's-dilemma study, stage figures (workflow_scripts/ipd/figures/): Fig. 1B (cooperation per scenario),
 # Fig. 1C (payoff range), Fig. 2A/B (entries against w and x), Fig. 3 (memory-2), Fig. 4 (framings), actual
-# play, Fig. 5A/B (tournaments, propensities). Every figure is written as PNG and PDF.
+# play, Fig. 5A/B (tournaments, propensities), the estimation check. Every figure is written as PNG and PDF, in
+# the style of workflow_scripts/figure_style.py; params.models (the run's models, config order) fixes each
+# model's colour in every figure.
 
 
 rule ipd_figure:
     input:
         estimates="results/ipd/{experiment}/estimates.csv",
-        strategies="results/ipd/{experiment}/strategies.csv",
     output:
         report_item("results/ipd/{experiment}/figures/cooperation.png", "ipd/experiment/cooperation"),
         "results/ipd/{experiment}/figures/cooperation.pdf",
     log:
         "logs/ipd/{experiment}/figure.log",
+    params:
+        models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -21,12 +24,13 @@ rule ipd_figure:
 rule ipd_figure_payoff_range:
     input:
         classes="results/ipd/{experiment}/classification.csv",
-        strategies="results/ipd/{experiment}/strategies.csv",
     output:
         png=report_item("results/ipd/{experiment}/figures/payoff_range.png", "ipd/experiment/payoff_range"),
         pdf="results/ipd/{experiment}/figures/payoff_range.pdf",
     log:
         "logs/ipd/{experiment}/figure_payoff_range.log",
+    params:
+        models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -45,6 +49,7 @@ rule ipd_figure_estimates:
         figure="parameters|framings|memory2",
     params:
         groups=config["ipd"]["framing_groups"],
+        models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -59,6 +64,8 @@ rule ipd_figure_play:
         pdf="results/ipd/{experiment}/figures/play.pdf",
     log:
         "logs/ipd/{experiment}/figure_play.log",
+    params:
+        models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -96,7 +103,25 @@ rule ipd_figure_tournament:
         propensities_pdf="results/ipd/tournaments/figures/propensities.pdf",
     log:
         "logs/ipd/tournaments_figures.log",
+    params:
+        models=RUN_MODELS,
     conda:
         "../../envs/analysis.yaml"
     script:
         "../../workflow_scripts/scripts/ipd/figure_tournament.py"
+
+
+rule ipd_figure_estimation_check:
+    input:
+        check="results/ipd/{experiment}/estimation_check.csv",
+    output:
+        png=report_item("results/ipd/{experiment}/figures/estimation_check.png", "ipd/experiment/estimation_check_figure"),
+        pdf="results/ipd/{experiment}/figures/estimation_check.pdf",
+    log:
+        "logs/ipd/{experiment}/figure_estimation_check.log",
+    params:
+        models=RUN_MODELS,
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../../workflow_scripts/scripts/ipd/figure_estimation_check.py"

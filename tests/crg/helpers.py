@@ -42,6 +42,9 @@ class FakeClient:
         self.calls = 0
         self.replicates: list = []
 
+    async def complete_batch(self, requests) -> list[Completion]:
+        return [await self.complete(request) for request in requests]
+
     async def complete(self, request: Request) -> Completion:
         document = json.dumps([self.name, list(request.messages), request.replicate, list(request.options)],
                               sort_keys=True)

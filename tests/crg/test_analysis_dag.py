@@ -113,15 +113,15 @@ def test_figure2_data(flow):
     assert {m: list(a) for m, a in shares.items()} == {"free": [0], "giver": [4], "splitter": [2]}
 
 
-def test_table4_counts_one_comparison(flow):
-    """Pooled over both risks (the only control shares both with Base): 4 neutral_goal games (20
-    each) vs 2 Base games (20): shift 0, P = 1; no single-risk row (no risk outside the pooled
-    set): 1 comparison in the Bonferroni count."""
+def test_table4_never_pools_across_the_pivot(flow):
+    """The only control shares p = 0 and 0.9 with Base: never pooled (across p* and p = 0), one row per
+    risk: 2 neutral_goal games (20 each) vs 1 Base game (20): shift 0, no P value (one Base game a
+    side: a permutation test needs two), so the Bonferroni divisor is 0."""
     table = read(flow, "tables/table4.csv")
-    pooled = table[table["scope"] == "pooled"].iloc[0]
-    assert (pooled["games"], pooled["base_games"], pooled["shift"], pooled["p_value"]) == (4, 2, 0.0, 1.0)
-    assert table["p_value"].notna().sum() == 1 and len(table) == 1
-    assert "Comparisons made (Bonferroni count): **1**" in (flow.root / CRG_DIR / "tables/table4.md").read_text()
+    assert list(zip(table["scope"], table["games"], table["base_games"], table["shift"])) == [
+        ("p=0", 2, 1, 0.0), ("p=0.9", 2, 1, 0.0)]
+    assert table["p_value"].isna().all()
+    assert "Bonferroni divisor (by_side): **0**" in (flow.root / CRG_DIR / "tables/table4.md").read_text()
 
 
 def test_table5(flow):

@@ -296,3 +296,13 @@ def test_blocks_of_draws_give_the_same_frame():
         whole = fast(seats, cells, numbers, *args)
         pd.testing.assert_frame_equal(blockwise(fast, seats, cells, numbers, *args, rows=2 * len(seats)), whole,
                                       check_exact=True)
+
+
+def test_percentile_interval_cuts_half_the_rest_from_each_tail():
+    """101 draws of a value 0, 1, ..., 100: the 90% percentile interval leaves 5% in each tail, (5, 95)
+    (pandas' linear quantile of 0..100 at q is 100 q); a one-tailed cut would give (10, 90) or (0, 90)."""
+    from workflow_scripts.crg.analysis.game_bootstrap import with_intervals
+    point = pd.DataFrame({"model": ["m"], "value": [50.0]})
+    draws = [pd.DataFrame({"model": ["m"], "value": [float(i)]}) for i in range(101)]
+    row = with_intervals(point, draws, ["model"], ["value"], 0.90).iloc[0]
+    assert (row["value_low"], row["value_high"]) == pytest.approx((5.0, 95.0))

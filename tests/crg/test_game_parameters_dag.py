@@ -184,7 +184,15 @@ def test_value_questions_know_the_configured_game(flow):
         ("target", 0.5, "50", "100"), ("target", 0.9, "50", "100")}
     knowledge = read(flow, "tables/knowledge.csv")
     assert dict(zip(knowledge["p"], knowledge["implied_total"].astype(str))) == {0.5: "0", 0.9: "25"}
-    assert "0 below p* = 5/8, the fair share 25 above" in (flow.root / CRG_DIR / "tables/value_questions.md").read_text()
+    caption = (flow.root / CRG_DIR / "tables/value_questions.md").read_text()
+    assert "pivot p* = 5/8 (p* itself left out)" in caption and "imply (0 -> 25)" in caption
+    assert "B: the fair share 25" in caption
+    knows = read(flow, "tables/knows_vs_does.csv").set_index("question")
+    assert knows.loc["higher_payoff", ["risks_below", "risks_above", "correct_below", "correct_above"]].tolist() == [
+        0.5, 0.9, 1.0, 0.0]  # 0.5 below p* = 5/8 (it would be p* itself, left out, with seed 000's 1/2)
+    table4 = (flow.root / CRG_DIR / "tables/table4.md").read_text()
+    assert "a row pooled over a control's risks on one side of p* = 5/8" in table4
+    assert "groups of 4 drawn from an infinite population" in (flow.root / CRG_DIR / "selection/replicator.md").read_text()
 
 
 def test_selection_uses_tables_of_four(flow):

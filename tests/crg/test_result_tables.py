@@ -124,28 +124,62 @@ def test_table4_marks_and_bonferroni():
 
 def test_table4_pools_only_the_risks_every_control_shares():
     """Base at 0, 0.1, 0.5, 0.9 (five 20s each). 'neutral' at 0, 0.1, 0.9 gives 24; 'hint' at 0.1,
-    0.5, 0.9 gives 20. Shared by both: {0.1, 0.9}: pooled rows neutral (10 vs 10 games: shift 4,
-    Monte Carlo P = 2 (0 + 1) / 10000 since no drawn split is as extreme) and hint (shift 0, P = 1);
-    bottom block: neutral at 0 and hint at 0.5 (5 vs 5; P = 2 / 252 and 1). The pooled rows never
-    mix in p = 0 or 0.5, and 0.1 / 0.9 are not tested again alone: m = 4."""
+    0.5, 0.9 gives 20. Rule by_side: no control has two risks on one side of p* = 0.5 (0 is never
+    pooled, 0.5 is p* itself), so there is no pooled row: every shared risk alone, 5 vs 5 games
+    (P = 2 / C(10, 5) for a shift of 4, 1 for none): m = 6."""
     games = [g for p in (0.0, 0.1, 0.5, 0.9) for g in control_games("m", "base", p, [20] * 5)]
     games += [g for p in (0.0, 0.1, 0.9) for g in control_games("m", "neutral", p, [24] * 5)]
     games += [g for p in (0.1, 0.5, 0.9) for g in control_games("m", "hint", p, [20] * 5)]
     table, m = table4(frame(*games), ["m"], GRID, CONTROLS, 9999, 0, 2.0, 0.01, 0.05)
-    assert m == 4
-    assert list(zip(table["condition"], table["scope"], table["risks"], table["games"], table["base_games"])) == [
-        ("neutral", "pooled", "0.1, 0.9", 10, 10), ("hint", "pooled", "0.1, 0.9", 10, 10),
-        ("neutral", "p=0", "0", 5, 5), ("hint", "p=0.5", "0.5", 5, 5)]
-    assert table["shift"].tolist() == [4, 0, 4, 0]
-    assert table["p_value"].tolist() == pytest.approx([2 / 10000, 1, 2 / math.comb(10, 5), 1])
-    assert table4_wide(table).loc["neutral", "m"] == "24.0 (+4.0)**††"
+    assert m == 6
+    assert list(zip(table["condition"], table["scope"], table["games"], table["base_games"])) == [
+        ("neutral", "p=0", 5, 5), ("neutral", "p=0.1", 5, 5), ("neutral", "p=0.9", 5, 5),
+        ("hint", "p=0.1", 5, 5), ("hint", "p=0.5", 5, 5), ("hint", "p=0.9", 5, 5)]
+    assert table["shift"].tolist() == [4, 4, 4, 0, 0, 0]
+    assert table["p_value"].tolist() == pytest.approx([2 / math.comb(10, 5)] * 3 + [1] * 3)
+    assert table4_wide(table).loc[("neutral", "p=0"), "m"] == "24.0 (+4.0)**††"
 
 
-def test_table4_plan_of_the_paper_overlay():
-    """config/paper_crg.yaml, counted by hand from seed 000 Table 2: every control shares p = 0.1
-    and 0.9 with the 11-risk grid, so six pooled rows; outside them Rerun and No hint have 0.5,
-    Wording and Goal have 0: four single rows. 10 per model, 50 for the five (the caption's 35 has
-    no reading in Table 2's risks; comparison_plan's docstring)."""
+def test_table4_never_pools_across_the_pivot_or_zero():
+    """The default run's case: Base and 'neutral' at p = 0 and 0.9. At p = 0 the control gives 4.33 less
+    (15.67 against 20), at 0.9 3.67 more (23.67): pooled, -0.33 would hide both. by_side shows the two
+    single rows, shifts -4.33 and +3.67, and no pool. 'hint' at 0, 0.1, 0.2, 0.3 (below p*) and 0.9,
+    1.0 (above), shifts 2 below and -2 above: pooled rows below p* over 0.1, 0.2, 0.3 only (never 0)
+    and above over 0.9, 1.0, each beside its single rows."""
+    risks = (0.0, 0.1, 0.2, 0.3, 0.9, 1.0)
+    games = [g for p in risks for g in control_games("m", "base", p, [20] * 3)]
+    games += control_games("m", "neutral", 0.0, [15, 16, 16]) + control_games("m", "neutral", 0.9, [23, 24, 24])
+    games += [g for p in risks for g in control_games("m", "hint", p, [22 if p < 0.5 else 18] * 3)]
+    table, m = table4(frame(*games), ["m"], GRID, CONTROLS, 999, 0, 2.0, 0.01, 0.05)
+    rows = table.set_index(["condition", "scope"])
+    assert [s for c, s in rows.index if c == "neutral"] == ["p=0", "p=0.9"]
+    assert rows.loc[("neutral", "p=0"), "shift"] == pytest.approx(-13 / 3)
+    assert rows.loc[("neutral", "p=0.9"), "shift"] == pytest.approx(11 / 3)
+    assert rows.loc[("hint", "pooled below p*"), "risks"] == "0.1, 0.2, 0.3"
+    assert rows.loc[("hint", "pooled above p*"), "risks"] == "0.9, 1"
+    assert (rows.loc[("hint", "pooled below p*"), "shift"], rows.loc[("hint", "pooled above p*"), "shift"]) == (2, -2)
+    assert {s for c, s in rows.index if c == "hint" and s.startswith("p=")} == {f"p={p:g}" for p in risks}
+    assert m == len(table) == 2 + 2 + 6
+
+
+def test_table4_printed_rule_and_its_divisor():
+    """Rule printed on the Base and controls of the first test: the top block is each control without
+    p = 0 ('hint') pooled over the risks all such controls share with Base (0.1, 0.5, 0.9: 15 vs 15
+    games), its three single risks beside it (not in the family); the bottom block the controls with
+    p = 0 ('neutral') at p = 0. Family: 2 comparisons; the divisor counts the printed cells, Base's row
+    too: 3."""
+    games = [g for p in (0.0, 0.1, 0.5, 0.9) for g in control_games("m", "base", p, [20] * 5)]
+    games += [g for p in (0.0, 0.1, 0.9) for g in control_games("m", "neutral", p, [24] * 5)]
+    games += [g for p in (0.1, 0.5, 0.9) for g in control_games("m", "hint", p, [20] * 5)]
+    table, m = table4(frame(*games), ["m"], GRID, CONTROLS, 99, 0, 2.0, 0.01, 0.05, rule="printed")
+    assert list(zip(table["condition"], table["block"], table["scope"], table["in_family"])) == [
+        ("hint", "top", "pooled", True), ("hint", "beside", "p=0.1", False), ("hint", "beside", "p=0.5", False),
+        ("hint", "beside", "p=0.9", False), ("neutral", "bottom", "p=0", True)]
+    assert table.loc[0, "games"] == 15 and m == 3
+    assert not table.loc[~table["in_family"], "bonferroni"].any()
+
+
+def paper_plans(rule):
     from workflow_scripts.crg.design.groups import analysis_conditions
     from workflow_scripts.crg.design.jobs import planned_jobs
     from workflow_scripts.tools.plan import merged_config
@@ -156,17 +190,35 @@ def test_table4_plan_of_the_paper_overlay():
         config["models"][model]["enabled"] = True
     jobs = planned_jobs(config, SEED_000)
     controls = analysis_conditions(jobs)["controls"]["controls"]
-    total = 0
+    plans = {}
     for model in SEED_000:
         base = [p for j in jobs if j.design == "selfplay" and j.models == (model,) for p in j.condition.p]
         risks = {j.condition.name: j.condition.p for j in jobs if j.design == "controls" and j.models == (model,)}
-        plan = comparison_plan(base, {name: risks[name] for name in controls})
-        assert [(c, s) for c, s, _ in plan if s == "pooled"] == [(c, "pooled") for c in controls]
-        assert {(c, s) for c, s, _ in plan if s != "pooled"} == {
-            ("questions", "p=0.5"), ("no_hint", "p=0.5"), ("neutral", "p=0"), ("neutral_goal", "p=0")}
-        assert {r for _, s, r in plan if s == "pooled"} == {(0.1, 0.9)}
-        total += len(plan)
-    assert total == 50
+        plans[model] = comparison_plan(base, {name: risks[name] for name in controls}, rule)
+    return plans
+
+
+def test_table4_plan_of_the_paper_overlay_by_side():
+    """config/paper_crg.yaml, counted by hand from seed 000 Table 2 (controls at {0.1, 0.5, 0.9} x 2,
+    {0, 0.1, 0.9} x 2, {0.1, 0.9} x 2; Base at 0, 0.1, ..., 1): no control has two risks on one side
+    of p* (0.5 is p*, 0 is never pooled), so every shared risk alone: 3 + 3 + 3 + 3 + 2 + 2 = 16 per
+    model, 80 for the five; none pooled."""
+    plans = paper_plans("by_side")
+    assert all(len(plan) == 16 and not any(c.block == "top" for c in plan) for plan in plans.values())
+
+
+def test_table4_plan_of_the_paper_overlay_printed():
+    """The printed reading of the same overlay: top block Rerun ('questions'), No hint, Para. 1, Para. 2
+    pooled over 0.1 and 0.9 ("pooled over p=0.1 and 0.9"), bottom block Wording and Goal at p = 0:
+    6 comparisons per model; the printed cells add Base's row: 7 per model, 35 for the five, the
+    caption's count."""
+    plans = paper_plans("printed")
+    for plan in plans.values():
+        family = {(c.condition, c.block, c.scope, c.risks) for c in plan if c.in_family}
+        assert family == {("questions", "top", "pooled", (0.1, 0.9)), ("no_hint", "top", "pooled", (0.1, 0.9)),
+                          ("reword_1", "top", "pooled", (0.1, 0.9)), ("reword_2", "top", "pooled", (0.1, 0.9)),
+                          ("neutral", "bottom", "p=0", (0.0,)), ("neutral_goal", "bottom", "p=0", (0.0,))}
+    assert sum(1 + sum(c.in_family for c in plan) for plan in plans.values()) == 35
 
 
 def test_table4_leaves_out_risks_base_does_not_have():
@@ -255,3 +307,17 @@ def test_payoff_table_and_weighted_target_rate():
     stationary = pd.DataFrame({"population": 6, "p": 0.9, "model": ["a", "b"], "mass": [0.25, 0.75]})
     weighted = weighted_target_rates(stationary, target_rates(seats)).iloc[0]
     assert (weighted["weighted_target_rate"], weighted["top_model"]) == (0.25, "b")
+
+
+def test_table4_by_side_pools_on_the_sides_of_the_games_pivot():
+    """The by_side pools split at the configured game's p*: four players, 40 units, target 100 give
+    p* = 25 / 40 = 0.625, so 0.5 and 0.6 pool below and 0.7 and 0.9 above; with seed 000's rules
+    (p* = 1/2) 0.5 is p* itself and 0.6, 0.7, 0.9 pool above."""
+    from workflow_scripts.gametheory.collective_risk import Rules
+
+    four = Rules(n_seats=4, endowment=40, n_rounds=10, actions=(0, 1, 2, 3), target=100)
+    base, control = [0.0, 0.5, 0.6, 0.7, 0.9, 1.0], {"c": [0.5, 0.6, 0.7, 0.9]}
+    pools = {c.scope: c.risks for c in comparison_plan(base, control, "by_side", four) if c.block == "top"}
+    assert pools == {"pooled below p*": (0.5, 0.6), "pooled above p*": (0.7, 0.9)}
+    seed = {c.scope: c.risks for c in comparison_plan(base, control, "by_side") if c.block == "top"}
+    assert seed == {"pooled above p*": (0.6, 0.7, 0.9)}

@@ -1,6 +1,5 @@
 """Scripted rules (always 0 / 4, exact split, conditional cooperator, split until settled)."""
 
-import asyncio
 
 import pytest
 
@@ -48,12 +47,13 @@ def test_split_until_settled_stops_once_the_target_is_reached():
 
 
 def test_scripted_seat_is_a_seat():
-    """A scripted seat decides validly without calls and answers no questions."""
+    """A scripted seat asks nothing, decides validly and answers no questions."""
     seat = ScriptedSeat("always_4")
     view = SeatView(RULES, 0.5, 0, GameState(RULES))
-    decision = asyncio.run(seat.decide(view))
+    assert seat.asks(view) == []
+    decision, questions = seat.answered(view, [])
     assert (decision.contribution, decision.status, decision.answer) == (4, "valid", None)
-    assert asyncio.run(seat.answer_questions(view)) == []
+    assert questions == []
     assert (seat.player, seat.kind) == ("scripted:always_4", "scripted")
 
 

@@ -199,3 +199,15 @@ def test_the_exact_split_of_any_game(rules, played, exact):
     """Every round one of the actions next to the fair share per round, and the fair share in all
     (flip: drop the total's check and the 3s-only case passes as a split)."""
     assert is_exact_split(played, rules) is exact
+
+
+def test_fair_action_is_the_action_nearest_the_fair_share_per_round():
+    """Seed 000: 120 / (6 x 10) = 2, an action; 100 / (4 x 10) = 2.5 between 2 and 3: the smaller; a
+    fair 3.25 (130 / 40) is nearest 3; a fair 0.25 (10 / 40) nearest 0."""
+    from workflow_scripts.gametheory.collective_risk import fair_action
+
+    assert fair_action(Rules()) == 2
+    four = dict(n_seats=4, endowment=40, n_rounds=10, actions=(0, 1, 2, 3, 4))
+    assert fair_action(Rules(**four, target=100)) == 2
+    assert fair_action(Rules(**four, target=130)) == 3
+    assert fair_action(Rules(**four, target=10)) == 0

@@ -97,14 +97,16 @@ def test_a_different_elicited_strategy_is_rejected():
 
 def test_states_never_reached_are_not_estimated():
     """TFT against TFT cooperates throughout: only round1 and LL occur (1 + 9 moves per game);
-    LR, RL and RR are 'not observed', unestimated and untested (df = 2). Elicited TFT exactly
-    (50 of 50 L in round1 and LL): G = 0, P = 1; TFT's own likelihood is 1 (log 0)."""
+    LR, RL and RR are 'not observed', unestimated and untested. Elicited TFT exactly (50 of 50 L in
+    round1 and LL): both states are tested, but play and elicitation are all L there, so neither is
+    informative: G = 0, df = 0, P = 1; TFT's own likelihood is 1 (log 0)."""
     tft = tuple(REFERENCES["TFT"])
     moves = play_moves(tft, tft, games=3, seed=0)
     summary, states = elicited_vs_played(moves, elicitation(tft, 50, 0), {"none-exact": ("original", "none")}, REFERENCES)
     row = summary.set_index("model").loc["a"]
     a = states[states["model"] == "a"].set_index("state")
-    assert row["not_observed"] == "LR, RL, RR" and row["df"] == 2 and row["moves"] == 30
+    assert row["not_observed"] == "LR, RL, RR" and row["moves"] == 30
+    assert (row["states_tested"], row["df"], row["test"]) == (2, 0, "two-sample")
     assert a.loc[["round1", "LL"], "play_n"].tolist() == [3, 27]
     assert a.loc[["LR", "RL", "RR"], "play_p"].isna().all() and not a.loc[["LR", "RL", "RR"], "tested"].any()
     assert (row["G"], row["p_value"], row["loglik_elicited"], row["per_move_elicited"]) == (0, 1, 0, 1)
@@ -153,3 +155,52 @@ def test_the_elicited_condition_has_the_same_framing_and_payoffs():
                   condition()]
     assert elicited_condition(play, candidates).id == "none"
     assert elicited_condition(play, candidates[:-1]) is None
+
+
+def state_counts(n, k):
+    """Rows of transitions() for model a: n moves and k L moves per state of STATES."""
+    return pd.DataFrame({"model": "a", "condition": "none-exact", "treatment": "exact", "state": list(STATES),
+                         "n": n, "n_L": k})
+
+
+def test_degrees_of_freedom_count_informative_tested_states_only():
+    """Five states, worked out by hand:
+    round1: 1 move L, elicited 10 of 10 L: tested, but all L on both sides (G = 0): not informative;
+    LL: 20 moves, 16 L, elicited 5 of 10 L: tested and informative;
+    LR: 4 moves, elicited nothing (no estimate): observed, not tested;
+    RL: never reached in play: not observed;
+    RR: 5 moves, 0 L, elicited 0 of 10: tested, all R: not informative.
+    So states observed 4, tested 3, informative 1: df = 1 and P = chi2.sf(G_LL, 1), where G_LL is
+    scipy's G-test of [[16, 4], [5, 5]]. The test is two-sample (both sides sampled)."""
+    from workflow_scripts.ipd.analysis.elicited_vs_played import compare
+    counts = state_counts([1, 20, 4, 0, 5], [1, 16, 2, 0, 0])
+    elicited = {"round1": (1.0, 10, 10), "LL": (0.5, 10, 5), "RR": (0.0, 10, 0)}
+    rows, summary = compare(counts, elicited, {})
+    g = chi2_contingency([[16, 4], [5, 5]], correction=False, lambda_="log-likelihood")[0]
+    assert (summary["states_observed"], summary["states_tested"], summary["df"]) == (4, 3, 1)
+    assert [r["informative"] for r in rows] == [False, True, False, False, False]
+    assert summary["G"] == pytest.approx(g) and summary["p_value"] == pytest.approx(chi2.sf(g, 1))
+    assert summary["test"] == "two-sample"
+
+
+def test_bootstrap_p_is_the_exact_binomial_tail():
+    """One state elicited from log-probabilities at q = 1/2, played 10 times, all L: G = 20 ln 2.
+    Under H0 the moves are Binomial(10, 1/2) and G* >= G only for 0 or 10 L: the exact P is 2 / 1024.
+    The parametric bootstrap (9999 data sets) lies within 4 of its standard errors; the chi-squared P
+    with df = 1 is chi2.sf(20 ln 2, 1)."""
+    from workflow_scripts.ipd.analysis.likelihood_ratio import bootstrap_p, g_per_state
+    n, k, m, j, q = [10.0], [10.0], [math.nan], [math.nan], [0.5]
+    assert g_per_state(n, k, m, j, q)[0] == pytest.approx(20 * math.log(2))
+    exact = 2 / 1024
+    p = bootstrap_p(n, k, m, j, q, draws=9999, seed=1)
+    assert abs(p - exact) < 4 * math.sqrt(exact * (1 - exact) / 9999) + 1 / 10000
+
+
+@pytest.mark.parametrize("moves, expected", [(100, 0.14), (400, 0.07)])
+def test_detectable_difference_follows_the_normal_approximation(moves, expected):
+    """One-sample state at q = 1/2 with n moves, alpha = 0.05, power 0.8: the normal approximation of
+    the test (Cohen 1988, ch. 6) detects delta = (z_0.975 + z_0.8) sqrt(1/4 / n) = 2.80 x 0.5 / sqrt(n):
+    0.140 at n = 100, 0.070 at n = 400; the simulated search (grid 0.01) lies within 0.02 of it."""
+    from workflow_scripts.ipd.analysis.likelihood_ratio import TestSettings, detectable_difference
+    delta = detectable_difference([moves], [math.nan], [math.nan], [0.5], TestSettings(simulations=2000))
+    assert delta == pytest.approx(expected, abs=0.02)

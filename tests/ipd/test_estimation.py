@@ -91,7 +91,7 @@ def test_figures_hatch_probability_bars_and_say_so():
     hatched = {c.get_label(): [bool(bar.get_hatch()) for bar in c] for c in figure.axes[0].containers
                if hasattr(c, "patches")}
     assert hatched == {"p": [True] * 5, "s": [False] * 5}
-    assert "no interval: probability from log-probabilities" in figure._suptitle.get_text()
+    assert "hatched: from log-probabilities, no interval" in " ".join(figure._suptitle.get_text().split())
 
 
 def test_classification_names_the_method():

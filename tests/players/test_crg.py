@@ -85,3 +85,66 @@ def test_through_litellm_with_json_answers_and_call_count(tmp_path, monkeypatch)
     assert plain.choices[0].message.content == "4"
     assert constrained.choices[0].message.content == '{"choice": "2"}'
     assert calls.read_text().splitlines() == ["always_4", "exact_split"]  # litellm strips the prefix
+
+
+@pytest.mark.parametrize("template", ["base", "no_hint", "neutral", "neutral_goal", "reword_1", "reword_2"])
+@pytest.mark.parametrize("p, expected", [(0.0, "A"), (0.1, "A"), (0.5, "C"), (0.9, "B"), (1.0, "B")])
+def test_a_knowing_player_answers_by_the_stated_risk(template, p, expected):
+    """'knows:<rule>' reads the risk from every template (its first percentage) and answers higher_payoff
+    as the payoffs say: (1 - p) 40 against 20, A below p* = 1/2, C at it, B above; the target question
+    with 120; its moves follow the rule."""
+    state = GameState(RULES).play([2, 0, 4, 2, 2, 0])
+    prompter = prompter_for(template)
+    view = SeatView(RULES, p, 4, state)
+    payoff = prompter.question(view, "question_payoff", ("A", "B", "C"))[0]["content"]
+    target = prompter.question(view, "question_target", ("60", "120", "180", "240"))[0]["content"]
+    assert answer("knows:always_4", payoff) == expected
+    assert answer("knows:always_4", target) == "120"
+    assert answer("knows:always_4", prompter.decision(view)[0]["content"]) == "4"
+
+
+@pytest.mark.parametrize("template", ["base", "neutral", "reword_1"])
+@pytest.mark.parametrize("p, expected", [(0.5, "A"), (0.6, "A"), (0.625, "C"), (0.7, "B"), (1.0, "B")])
+def test_a_knowing_player_answers_for_the_game_the_prompt_states(template, p, expected):
+    """In the four-player game (40 units, target 100) the exact split leaves 40 - 25 = 15, nobody giving
+    (1 - p) 40: equal at p = 0.625 (seed 000's rules would put it at 1/2, so 0.6 tells them apart);
+    the target question is answered with 100, read in round 1 (no history) as in round 2."""
+    prompter = prompter_for(template)
+    for state in (GameState(FOUR), GameState(FOUR).play([0, 3, 2, 1])):
+        view = SeatView(FOUR, p, 1, state)
+        payoff = prompter.question(view, "question_payoff", ("A", "B", "C"))[0]["content"]
+        target = prompter.question(view, "question_target", ("50", "100", "150", "200"))[0]["content"]
+        assert answer("knows:always_0", payoff) == expected
+        assert answer("knows:always_0", target) == "100"
+
+
+def test_a_sure_player_follows_the_game_the_prompt_states():
+    """sure:<q> gives the action nearest the fair per-round amount with probability q: 2 of 0, 2, 4 for
+    seed 000 (120 / 60 = 2); 2 of 0-3 in the four-player game (100 / 40 = 2.5, a tie: the smaller),
+    else the least or the largest, 3 to 1 toward the least after others gave less than the middle on
+    average (seat 2's others gave 0, 2, 1 there: mean 1 < 2) and toward the largest otherwise (mean
+    exactly 2); with actions 0-4 and a fair 130 / 40 = 3.25 the middle is 3, and others' mean 8 / 3 < 3
+    leans toward 0."""
+    from workflow_scripts.players.crg import choice_distribution
+
+    seed = prompter_for("base").decision(SeatView(RULES, 0.5, 0, GameState(RULES).play([0, 4, 4, 2, 2, 2])))
+    assert choice_distribution("sure:0.6", seed[0]["content"]) == pytest.approx({"0": 0.1, "2": 0.6, "4": 0.3})
+    assert list(choice_distribution("sure:0.6", seed[0]["content"])) == ["0", "2", "4"]
+    low = prompter_for("base").decision(SeatView(FOUR, 0.5, 1, GameState(FOUR).play([0, 3, 2, 1])))
+    assert choice_distribution("sure:0.2", low[0]["content"]) == pytest.approx({"0": 0.6, "2": 0.2, "3": 0.2})
+    level = prompter_for("base").decision(SeatView(FOUR, 0.5, 1, GameState(FOUR).play([2, 0, 2, 2])))
+    assert choice_distribution("sure:0.2", level[0]["content"]) == pytest.approx({"0": 0.2, "2": 0.2, "3": 0.6})
+    wide = Rules(n_seats=4, endowment=40, n_rounds=10, actions=(0, 1, 2, 3, 4), target=130)
+    below_three = prompter_for("base").decision(SeatView(wide, 0.5, 0, GameState(wide).play([0, 3, 3, 2])))
+    assert choice_distribution("sure:0.2", below_three[0]["content"]) == pytest.approx({"0": 0.6, "3": 0.2, "4": 0.2})
+    assert answer("sure:1.0", low[0]["content"], seed=3) == "2"
+
+
+def test_a_sure_player_refuses_a_game_without_a_middle_action():
+    """Actions 0 and 4 with a fair 2 per round: 0 and 4 are equally near (the smaller, 0, is taken), so
+    no action lies between the least and the largest: a clear error naming the actions, no move."""
+    two = Rules(n_seats=6, endowment=40, n_rounds=10, actions=(0, 4), target=120)
+    decision = prompter_for("base").decision(SeatView(two, 0.5, 0, GameState(two)))[0]["content"]
+    with pytest.raises(ValueError, match=r"actions \[0, 4\].*crg.game.actions"):
+        answer("sure:0.5", decision, seed=1)
+    assert answer("exact_split", decision) in ("0", "4")

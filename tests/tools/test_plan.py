@@ -291,6 +291,29 @@ def test_a_sequential_experiment_is_planned_at_its_maximum(tmp_path):
     assert (row["questions"], row["max_requests"]) == (60, 60)
 
 
+def test_grouped_requests_by_mode_by_hand(tmp_path):
+    """A self-play cell of ten games; the plan's stand-in answers make every game alike, so each round
+    is six groups of ten (one per seat): 60 groups, re-ask ceiling 1. max_requests = 600 x 2 in every
+    mode (each question its own call, the upper bound); grouped_requests with n (capabilities.n 16):
+    60 calls and the second calls of the 11 checked groups (the first 8 of at least 4 questions, then
+    the 16th, 32nd and 48th), re-asked alike: (60 + 11) x 2 = 142; drawn from one log-probability
+    request per group: 60 x 2 = 120; separate: 1200. The grouped prompts are the same prompts fewer
+    times, so n costs less than separate although it bills every answer."""
+    exact = {"answer_format": "grammar", "capabilities": {"logprobs": True}}
+    models = {name: {"enabled": True, "litellm_model": "openai/gpt-4o", "decoding": {"temperature": 1.0, "max_tokens": 16},
+                     **fields}
+              for name, fields in (("n", {"capabilities": {"n": 16}}), ("draws", exact), ("apart", {}))}
+    grid = {"games_per_cell": 10, "max_reasks": 1,
+            "designs": {"selfplay": {"models": list(models), "conditions": {"base": {"p": [0.5]}}}}}
+    plan = rows(call_plan(tiny_config(tmp_path, models=models, crg=grid)))
+    found = {name: plan[(name, "crg", "selfplay")] for name in models}
+    assert {name: row["grouping"] for name, row in found.items()} == {"n": "n", "draws": "logprobs", "apart": "separate"}
+    assert {row["max_requests"] for row in found.values()} == {1200}
+    assert {name: row["grouped_requests"] for name, row in found.items()} == {"n": 142, "draws": 120, "apart": 1200}
+    assert found["apart"]["grouped_cost_usd"] == found["apart"]["cost_usd"]
+    assert 0 < found["draws"]["grouped_cost_usd"] < found["n"]["grouped_cost_usd"] < found["n"]["cost_usd"]
+
+
 def test_the_summary_bounds_the_calls_of_a_second_reader():
     """With answer_extraction each question may add one request to the reader: the bound is the run's
     questions (7 here), named in the summary and the table; without it nothing is said."""

@@ -153,6 +153,12 @@ def even_split_actions(rules: Rules) -> tuple[int, ...]:
     return (low, high)
 
 
+def fair_action(rules: Rules) -> int:
+    """The action nearest the fair share per round T / (n R), the smaller one of a tie (2 with the
+    seed's rules; 2 of 0-3 for a fair 2.5)."""
+    return min(rules.actions, key=lambda action: (abs(action - rules.fair_share_per_round), action))
+
+
 def is_exact_split(contributions: Sequence[int], rules: Rules) -> bool:
     """Whether one seat's contributions over a whole game are an exact split: every round one of
     :func:`even_split_actions` and the total exactly the fair share (seed 000, Table 1: 2 in every

@@ -1,7 +1,8 @@
 """The one LLM layer: every question of every study goes through this interface.
 
 - :func:`ask_choice` asks a model for one of a set of answers with the one re-ask policy
-  (:func:`ask_choices`: several replicates, ``n`` per call where the provider allows);
+  (:func:`ask_choices`: several replicates, ``n`` per call where the provider allows;
+  :func:`ask_round`: a round of games' :class:`Question` s, identical ones asked together);
 - :func:`estimate_choice` estimates one question's choice probabilities: one request with
   log-probabilities, or samples (the model's ``estimation``);
 - :func:`prefix_order` orders a job's questions so consecutive prompts share their longest prefix;
@@ -37,6 +38,7 @@ _EXPORTS = {
     "ParsedAnswer": "parsing",
     "PermanentQueryError": "base",
     "PromptTemplate": "templates",
+    "Question": "rounds",
     "ReplayIncomplete": "base",
     "Request": "base",
     "Runtime": "session",
@@ -48,6 +50,7 @@ _EXPORTS = {
     "answer_record": "records",
     "ask_choice": "choice",
     "ask_choices": "choice",
+    "ask_round": "rounds",
     "estimate_choice": "estimation",
     "estimate_records": "records",
     "load_templates": "templates",
@@ -69,8 +72,8 @@ def __getattr__(name: str):
 
 __all__ = [
     "Answer", "Attempt", "CacheMiss", "Completion", "Estimate", "FAILED", "JobIncomplete", "LanguageModel", "ModelSpec",
-    "ParsedAnswer", "PermanentQueryError", "PromptTemplate", "ReplayIncomplete", "Request", "Runtime", "STATUSES",
-    "Session", "TemplateError", "TemplateSet", "VALID", "answer_record", "ask_choice", "ask_choices",
+    "ParsedAnswer", "PermanentQueryError", "PromptTemplate", "Question", "ReplayIncomplete", "Request", "Runtime", "STATUSES",
+    "Session", "TemplateError", "TemplateSet", "VALID", "answer_record", "ask_choice", "ask_choices", "ask_round",
     "estimate_choice", "estimate_records", "load_templates", "open_models", "parse_answer", "prefix_order",
     "records", "scripted_record",
 ]

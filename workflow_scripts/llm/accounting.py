@@ -47,6 +47,9 @@ class JobStats:
         not_asked: requests the layer did not ask (budget reached, the Snakemake process ended).
         not_valid: answers that are not a valid option (invalid, empty, truncated, refused).
         quarantined: damaged cache entries moved aside (and asked again).
+        discarded: answers received but not used (:attr:`Completion.discarded`: choices of a call
+            convicted of sampling them all with one sampler, a log-probability request that could not
+            give the probabilities), their calls and cost counted in ``calls`` and ``cost_usd``.
         seed_dropped, logprobs_refused, top_logprobs_lowered: answers received now (not from the
             cache) whose request was changed because the provider rejected a parameter
             (:mod:`workflow_scripts.llm.adaptation`).
@@ -65,6 +68,7 @@ class JobStats:
     not_asked: int = 0
     not_valid: int = 0
     quarantined: int = 0
+    discarded: int = 0
     seed_dropped: int = 0
     logprobs_refused: int = 0
     top_logprobs_lowered: int = 0
@@ -86,15 +90,21 @@ class JobStats:
             self.cache_hits += 1
         else:
             self._count_adaptation(completion)
-            if completion.batch_index == 0:  # further samples of one call are not calls
-                self.calls += 1
-                if completion.cost_usd is None:
-                    self.cost_unknown += 1
-                else:
-                    self.cost_usd += completion.cost_usd
+            for paid in (*completion.discarded, completion):
+                self._count_call(paid)
+            self.discarded += len(completion.discarded)
         if parse_answer(completion.text, completion.finish_reason, request.options,
                         question_text(request.messages)).status != VALID:
             self.not_valid += 1
+
+    def _count_call(self, completion: Completion) -> None:
+        """A call and its cost, once per call: further samples of one call are not calls."""
+        if completion.batch_index == 0:
+            self.calls += 1
+            if completion.cost_usd is None:
+                self.cost_unknown += 1
+            else:
+                self.cost_usd += completion.cost_usd
 
     def _count_adaptation(self, completion: Completion) -> None:
         change = Adaptation.of_entry(completion.entry)

@@ -31,6 +31,10 @@ class Request:
         options: the allowed answers (used to constrain decoding).
         label: human-readable name for logs and errors.
         logprobs: ask for the top log-probabilities of every token (part of the cache key).
+        grouped: one of a round's identical questions asked together (``complete_batch`` of one
+            group, :mod:`workflow_scripts.llm.rounds`): the layer may answer the group with ``n``
+            choices of one call or with draws from one log-probability request
+            (:mod:`workflow_scripts.llm.grouping`); not part of the cache key.
     """
 
     messages: Sequence[dict]
@@ -38,6 +42,7 @@ class Request:
     options: tuple[str, ...]
     label: str = ""
     logprobs: bool = False
+    grouped: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,10 @@ class Completion:
         adaptation: what was changed in the request because the provider rejected a parameter
             (:mod:`workflow_scripts.llm.adaptation`: seed dropped, log-probabilities refused or
             ``top_logprobs`` lowered), with the provider's reason; None when nothing was.
+        discarded: completions received for this request whose answers were not used (the choices of
+            a call convicted of sampling them all with one sampler; a log-probability request that
+            could not give the probabilities: :mod:`workflow_scripts.llm.grouping`): paid, so counted
+            with the job's calls and cost.
     """
 
     key: str
@@ -91,6 +100,7 @@ class Completion:
     not_asked: bool = False
     quarantined: int = 0
     adaptation: str | None = None
+    discarded: tuple = field(default=(), repr=False)
 
     @property
     def answered(self) -> bool:

@@ -12,7 +12,8 @@ call per decision.
 
 Each frontier of a batch model becomes one batch (:class:`Submission`): one JSONL line per request,
 the ``/v1/chat/completions`` body the synchronous call would send (:meth:`ModelSpec.request_params`,
-one sample per line), ``custom_id`` = its cache key; uploaded with ``litellm.create_file`` (purpose
+one sample per line, or ``n`` for a round's identical questions of a model that takes ``n``:
+:func:`~workflow_scripts.llm.grouping.batch_lines`), ``custom_id`` = its cache key; uploaded with ``litellm.create_file`` (purpose
 ``batch``), created with ``litellm.create_batch``; its id and custom ids are **recorded** under the
 cache directory (``<cache>/batches/<job>-<model>-<digest of the keys>.json``) before the first
 poll; polled with ``litellm.retrieve_batch`` every ``batch_poll_s`` seconds (progress logged); its
@@ -23,8 +24,8 @@ placeholder key as the synchronous path) and is bounded as a whole by ``timeout`
 providers are reached is :mod:`workflow_scripts.llm.batch_reach`'s table. A transient error of any
 call (a 429, 5xx, time-out, whatever class litellm lets through:
 :func:`~workflow_scripts.llm.provider_errors.is_transient`) is retried after a backoff; a poll
-keeps polling. Each answered line (``response.status_code`` 200, no ``error``, exactly one choice)
-is stored under its custom id, the key a synchronous call would have used, in the entry a
+keeps polling. Each answered line (``response.status_code`` 200, no ``error``, no more choices than
+asked) is stored under its custom id (a line of ``n`` under its members' keys), the key a synchronous call would have used, in the entry a
 synchronous answer has (:meth:`LiteLLMModel.answers_of`, priced from its usage at the provider's
 batch prices per kind of token where litellm's map has them, else ``unknown``), so a replay cannot
 tell them apart. The loop repeats until a frontier holds no request that was not already in one of
@@ -42,6 +43,10 @@ Never lost, never paid twice:
   its storage) is **retired**: its record is renamed ``*.retired-<unix time>.json`` with a line
   saying so, and its requests, none of which was answered (answered ones are in the cache and in no
   frontier), are submitted again as a new batch.
+
+A round's group that the model answers by local draws from log-probabilities holds its one
+log-probability request in the frontier; once that is stored the pre-pass draws the group's answers
+and the game goes on (:class:`Frontier`).
 
 In replay mode nothing is submitted. A frontier held by a non-batch model of the same job (a game
 with seats of both kinds) stops the batch passes there: the rest is asked synchronously.
@@ -61,11 +66,13 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Awaitable, Callable, Mapping
 
 from workflow_scripts.llm.base import ChoiceCountError, OneOfBatch, PermanentQueryError, Request
 from workflow_scripts.llm.batch_reach import batch_reach
 from workflow_scripts.llm.cache import ResponseCache, completion_of, find
+from workflow_scripts.llm.grouping import DRAWS, BatchLine, CheckState, GroupAsker, batch_lines, with_call
 from workflow_scripts.llm.provider_errors import is_not_found, is_transient, retry_wait
 from workflow_scripts.llm.spec import ModelSpec
 
@@ -79,27 +86,47 @@ QUIET_STEPS = 200
 
 class Frontier(OneOfBatch):
     """A model of the batch pre-pass: cached requests answered from the cache, missing ones held
-    (never answered); those of a batch model are collected in :attr:`held` (key -> request)."""
+    (never answered); those of a batch model are collected in :attr:`held` (key -> request). A
+    round's group that the model answers by draws (:mod:`workflow_scripts.llm.grouping`) holds its
+    log-probability request instead, and once that is cached is drawn here, so the game goes on."""
 
     def __init__(self, spec: ModelSpec, cache: ResponseCache, activity: list):
         self.spec, self.cache, self.activity = spec, cache, activity
         self.held: dict[str, Request] = {}
+        self.groups = GroupAsker(spec, SimpleNamespace(complete_batch=self._held_batch), None, self._drawn, self._probe,
+                                 first_waits=False)
 
     async def complete_batch(self, requests):
-        results, missing = [], False
-        for request in requests:
-            key = self.spec.cache_key(request)
+        results, missing = {}, []
+        keys = [self.spec.cache_key(request) for request in requests]
+        for key, request in zip(keys, requests):
             entry, _ = find(self.cache, self.spec, request, key, quarantine=False)
             if entry is None:
-                missing = True
-                if self.spec.batch:
-                    self.held.setdefault(key, request)
+                missing.append((key, request))
             else:
-                results.append(completion_of(entry, from_cache=True))
+                results[key] = completion_of(entry, from_cache=True)
         self.activity.append(1)
-        if missing:
-            await asyncio.Event().wait()  # held until the pre-pass ends
-        return results
+        if len(missing) > 1 and missing[0][1].grouped and self.groups.mode == DRAWS:
+            await self.groups.ask(missing, results)
+        elif missing:
+            await self._held_batch([request for _, request in missing])
+        return [results[key] for key in keys]
+
+    async def _held_batch(self, requests):
+        """Hold ``requests`` (collected for a batch model) until the pre-pass ends."""
+        for request in requests:
+            if self.spec.batch:
+                self.held.setdefault(self.spec.cache_key(request), request)
+        await asyncio.Event().wait()
+
+    async def _probe(self, request):
+        entry, _ = find(self.cache, self.spec, request, quarantine=False)
+        if entry is None:
+            await self._held_batch([request])
+        return completion_of(entry, from_cache=True)
+
+    def _drawn(self, key: str, entry: dict):
+        return completion_of(self.cache.put(key, entry), from_cache=False)
 
 
 async def _held(play: Callable[[dict], Awaitable], models: dict, activity: list) -> None:
@@ -162,7 +189,7 @@ def run_batches(entries: Mapping[str, Mapping], runtime, label: str, play: Calla
     report = BatchReport()
     if runtime.replay or not any(spec.batch for spec in specs.values()):
         return report
-    cache, tried = ResponseCache(runtime.cache_dir), set()
+    cache, tried, checks = ResponseCache(runtime.cache_dir), set(), {name: CheckState() for name in specs}
     while True:
         held = {name: {k: r for k, r in requests.items() if k not in tried}
                 for name, requests in frontier(play, specs, cache).items()}
@@ -171,7 +198,7 @@ def run_batches(entries: Mapping[str, Mapping], runtime, label: str, play: Calla
             return report
         for name, requests in held.items():
             tried.update(requests)
-            Submission(specs[name], cache, label, requests, halt).run(report)
+            Submission(specs[name], cache, label, requests, halt, checks[name]).run(report)
 
 
 class BatchError(PermanentQueryError):
@@ -188,11 +215,15 @@ class Submission:
         label: the job's name.
         requests: {cache key: request} to ask.
         halt: see :func:`run_batches`.
+        check: the model's identical-choice check (a round's identical requests go in lines of ``n``:
+            :func:`~workflow_scripts.llm.grouping.batch_lines`).
     """
 
     def __init__(self, spec: ModelSpec, cache: ResponseCache, label: str, requests: Mapping[str, Request],
-                 halt: Callable[[], str | None] | None = None):
+                 halt: Callable[[], str | None] | None = None, check: CheckState | None = None):
         self.spec, self.cache, self.requests, self.halt = spec, cache, dict(requests), halt
+        self.check = check or CheckState()
+        self.lines = {line.custom_id: line for line in batch_lines(spec, self.requests, self.check)}
         self.provider, _, self.provider_model = spec.litellm_model.partition("/")
         digest = hashlib.sha256("\n".join(sorted(self.requests)).encode()).hexdigest()[:16]
         self.record_path = cache.root / "batches" / f"{_slug(label)}-{_slug(spec.name)}-{digest}.json"
@@ -249,10 +280,10 @@ class Submission:
                     "record retired to %s; its %d unanswered requests are submitted again", self.spec.name,
                     record["batch_id"], self.record_path, gone, retired.name, len(self.requests))
 
-    def body(self, request: Request) -> dict:
-        """The ``/v1/chat/completions`` body the synchronous call of ``request`` sends (one sample;
-        ``extra_body`` merged in, as the OpenAI client merges it)."""
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
+    def body(self, line: BatchLine) -> dict:
+        """The ``/v1/chat/completions`` body the synchronous call of ``line`` sends (one sample, or
+        ``n`` for a group's replicates; ``extra_body`` merged in, as the OpenAI client merges it)."""
+        params = line.params(self.spec)
         extra = params.pop("extra_body", None) or {}
         return {**params, **extra, "model": self.provider_model}
 
@@ -273,8 +304,8 @@ class Submission:
         os.replace(tmp, self.record_path)
 
     def _submit(self) -> dict:
-        lines = [json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": self.body(request)})
-                 for key, request in self.requests.items()]
+        lines = [json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": self.body(line)})
+                 for key, line in self.lines.items()]
         try:
             uploaded = self._api("acreate_file", file=("requests.jsonl", io.BytesIO("\n".join(lines).encode())),
                                  purpose="batch")
@@ -285,7 +316,7 @@ class Submission:
                              f"(litellm_model, api_base, api_key_env) or set models.{self.spec.name}.batch: false") from error
         record = {"batch_id": batch.id, "input_file_id": uploaded.id, "model": self.spec.name,
                   "litellm_model": self.spec.litellm_model, "status": batch.status, "ended": False,
-                  "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "custom_ids": list(self.requests)}
+                  "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "custom_ids": list(self.lines)}
         self._write(record)
         log.info("%s: submitted batch %s of %d requests; recorded in %s", self.spec.name, batch.id,
                  len(self.requests), self.record_path)
@@ -335,7 +366,10 @@ class Submission:
         from workflow_scripts.llm.provider import LiteLLMModel
 
         provider = LiteLLMModel(self.spec)
-        return sum(self._stored(line, batch.id, provider) for line in self._lines(output, resumed))
+        answered = {line.get("custom_id"): self._answers(line, batch.id, provider)
+                    for line in self._lines(output, resumed)}
+        return sum(self._stored(custom_id, completions, batch.id, answered)
+                   for custom_id, completions in answered.items() if completions)
 
     def _lines(self, file_id: str, resumed: bool) -> list[dict]:
         """The JSON lines of a batch's file (output or errors)."""
@@ -358,28 +392,41 @@ class Submission:
             log.warning("%s: batch %s: %d lines failed at the provider (asked synchronously next); first: %s",
                         self.spec.name, batch.id, len(lines), self._short(json.dumps(first)))
 
-    def _stored(self, line: dict, batch_id: str, provider) -> bool:
-        """Store one output line's answer (True), or leave it to the synchronous pass (False): a line
-        with an ``error``, a status other than 200, or a body that is not exactly one answer
-        (:class:`~workflow_scripts.llm.base.ChoiceCountError`) is never stored;
-        ``provider`` (a :class:`~workflow_scripts.llm.provider.LiteLLMModel`) builds the entry."""
+    def _answers(self, line: dict, batch_id: str, provider) -> list | None:
+        """The completions of one output line (one per request it answers), or None for a line left to
+        the synchronous pass: a line with an ``error``, a status other than 200, or more choices than
+        it asked (:class:`~workflow_scripts.llm.base.ChoiceCountError`); ``provider`` (a
+        :class:`~workflow_scripts.llm.provider.LiteLLMModel`) builds the entries, priced at the
+        batch price."""
         import litellm
 
-        request, response = self.requests.get(line.get("custom_id")), line.get("response") or {}
-        if request is None or line.get("error") or response.get("status_code") != 200:
-            return False
-        params = self.spec.request_params(list(request.messages), request.replicate, request.options, request.logprobs)
+        asked, response = self.lines.get(line.get("custom_id")), line.get("response") or {}
+        if asked is None or line.get("error") or response.get("status_code") != 200:
+            return None
         body = dict(response["body"])
         body["usage"] = _openai_usage(body.get("usage"))
         try:
-            completion = provider.answers_of([request], params, litellm.ModelResponse(**body), 0.0, 0, batch=True)[0]
+            completions = provider.answers_of([r for _, r in asked.members], asked.params(self.spec),
+                                              litellm.ModelResponse(**body), 0.0, 0, batch=True)
         except ChoiceCountError as error:
             log.warning("%s: batch %s line %s not stored: %s", self.spec.name, batch_id, line["custom_id"], error)
-            return False
-        entry = dict(completion.entry)
-        entry["response"] = {**entry["response"], "provider_batch_id": batch_id}
-        self.cache.put(line["custom_id"], entry)
-        return True
+            return None
+        return with_call([key for key, _ in asked.members], completions)
+
+    def _stored(self, custom_id: str, completions: list, batch_id: str, answered: Mapping) -> int:
+        """Store a line's answers under their keys; the number stored (0 for a checked line whose twin
+        convicts the model: both are left to the synchronous pass)."""
+        line = self.lines[custom_id]
+        twin = answered.get(line.twin) if line.twin is not None else None
+        if twin and self.check.observe([[c.text for c in completions], [c.text for c in twin]]) is True:
+            log.warning("%s: the choices of two batch lines of one question came back identical within each line but "
+                        "different between them; their answers are left to the synchronous pass", self.spec.name)
+            return 0
+        for (key, _), completion in zip(line.members, completions):
+            entry = dict(completion.entry)
+            entry["response"] = {**entry["response"], "provider_batch_id": batch_id}
+            self.cache.put(key, entry)
+        return len(completions)
 
     def _api(self, name: str, retries: bool = True, **arguments):
         """litellm's ``name`` (an async batch or files function) called for this model

@@ -39,6 +39,7 @@ from typing import AsyncIterator
 from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, OneOfBatch
 from workflow_scripts.llm.file_locks import try_lock, unlock
+from workflow_scripts.llm.grouping import GroupAsker, with_call
 from workflow_scripts.llm.keys import canonical_json
 
 REQUIRED_FIELDS = ("key", "request", "replicate", "response", "checksum")
@@ -193,13 +194,19 @@ class Cached(OneOfBatch):
     (:mod:`workflow_scripts.llm.adaptation`) is stored under the key of what was actually asked; a
     request whose own key is not stored looks up those keys next (:meth:`ModelSpec.variant_keys`).
 
+    Requests of one group (``grouped``: a round's identical questions, :mod:`workflow_scripts.llm.rounds`)
+    that are missing are answered together in the model's grouping mode, each stored under its own
+    key (:class:`~workflow_scripts.llm.grouping.GroupAsker`).
+
     Args:
         inner: the wrapped model (a provider, or :class:`~workflow_scripts.llm.replay.NoCalls`).
         cache: the response cache.
+        grouping: answer a group's missing requests together (False in replay: each is a miss).
     """
 
-    def __init__(self, inner, cache: ResponseCache):
+    def __init__(self, inner, cache: ResponseCache, grouping: bool = True):
         self.inner, self.cache, self.spec = inner, cache, inner.spec
+        self.groups = GroupAsker(self.spec, inner, self._stored, self._stored_entry, self._probe) if grouping else None
 
     def key(self, request) -> str:
         """Cache key of ``request`` (without asking it)."""
@@ -226,11 +233,14 @@ class Cached(OneOfBatch):
     async def _ask(self, asked: list, results: dict) -> None:
         """Ask the missing requests in calls of up to ``capabilities.n``, storing each call's answers
         as soon as it returns: a permanent error raised by one call (after every other call has
-        ended) never loses what the others were paid for."""
+        ended) never loses what the others were paid for. A group's go to :attr:`groups`."""
+        if self.groups is not None and len(asked) > 1 and asked[0][1].grouped:
+            await self.groups.ask(asked, results)
+            return
         size = self.spec.samples_per_call
 
         async def call(chunk):
-            answered = await self.inner.complete_batch([r for _, r in chunk])
+            answered = with_call([key for key, _ in chunk], await self.inner.complete_batch([r for _, r in chunk]))
             for (key, request), completion in zip(chunk, answered):
                 results[key] = self._stored(key, request, completion)
 
@@ -250,6 +260,14 @@ class Cached(OneOfBatch):
         if entry is not None:
             results[key] = completion_of(entry, from_cache=True)
 
+    async def _probe(self, request) -> Completion:
+        """The cached completion of one request (asked now if it is missing)."""
+        return (await self.complete_batch([request]))[0]
+
+    def _stored_entry(self, key: str, entry: dict) -> Completion:
+        """Store an answer made without a call (a draw) under ``key``; its completion."""
+        return completion_of(self.cache.put(key, entry), from_cache=False)
+
     def _stored(self, key: str, request, completion):
         if completion.entry is None:
             return dataclasses.replace(completion, key=key)
@@ -257,7 +275,8 @@ class Cached(OneOfBatch):
         if adaptation:
             key = self.spec.cache_key(request, adaptation)
         stored = self.cache.put(key, completion.entry)
-        return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries)
+        return dataclasses.replace(completion_of(stored, from_cache=False), retries=completion.retries,
+                                   discarded=completion.discarded)
 
 
 def find(cache: ResponseCache, spec, request, key: str | None = None, quarantine: bool = True) -> tuple[dict | None, bool]:

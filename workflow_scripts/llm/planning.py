@@ -22,6 +22,16 @@ job goes on as with a derivable estimate, and its possible fallback (``fallback_
 answers, each re-asked to the limit) is added to ``max_requests`` and the tokens, keeping them an
 upper bound.
 
+A round's identical questions asked together (``grouped`` requests, :mod:`workflow_scripts.llm.rounds`)
+are counted twice: in ``requests``, each as a call of its own (an upper bound: games whose states
+differ share no call), and in ``grouped_requests`` as the model's grouping mode asks them
+(:func:`~workflow_scripts.llm.grouping.grouping_mode`: calls of up to ``capabilities.n``, one
+log-probability request, or one call each; with the identical-choice check's second calls), re-asks
+grouped alike. Since a missing answer plays the first option, the games of a cell play alike in the
+plan: ``grouped_requests`` is what grouping asks of a model that answers every game alike (a
+deterministic one, the fewest); a model less sure of its answers lies between the two
+(``benchmarks/bench_grouping.py``).
+
 Counts go to one :class:`Tally` per model of the job.
 """
 
@@ -35,6 +45,7 @@ from dataclasses import dataclass, field, fields
 from workflow_scripts.llm.base import Completion, Request
 from workflow_scripts.llm.cache import ResponseCache, completion_of, find
 from workflow_scripts.llm.choice import PREVIOUS_ANSWER_CHARS, attempt_of, reask_messages
+from workflow_scripts.llm.grouping import DRAWS, SEPARATE, CheckState, grouping_mode
 from workflow_scripts.llm.pricing import tokens_cost
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate
@@ -57,6 +68,8 @@ class Tally:
         prompt_tokens: tokens of those requests' prompts.
         answer_tokens: tokens of their answers at the longest (None if unknown: free text without
             ``max_tokens``).
+        grouped_requests, grouped_prompt_tokens, grouped_answer_tokens: the same with a round's
+            identical questions asked together (module docstring).
     """
 
     questions: int = 0
@@ -65,6 +78,9 @@ class Tally:
     requests: int = 0
     prompt_tokens: int = 0
     answer_tokens: int | None = 0
+    grouped_requests: int = 0
+    grouped_prompt_tokens: int = 0
+    grouped_answer_tokens: int | None = 0
 
     def add(self, other: "Tally") -> "Tally":
         """The sum of two tallies (unknown answer tokens stay unknown)."""
@@ -76,6 +92,12 @@ class Tally:
         if self.requests == 0:
             return 0.0
         return tokens_cost(prices, self.prompt_tokens, self.answer_tokens)
+
+    def grouped_cost_usd(self, prices: tuple[float, float] | None) -> float | None:
+        """Cost of :attr:`grouped_requests` at ``prices`` (0 when nothing is missing); None if unknown."""
+        if self.grouped_requests == 0:
+            return 0.0
+        return tokens_cost(prices, self.grouped_prompt_tokens, self.grouped_answer_tokens)
 
 
 def _plus(a, b):
@@ -116,44 +138,72 @@ class Planned:
     fallback_samples: int | None = None
     tally: Tally = field(default_factory=Tally)
     _growth: dict = field(default_factory=dict, repr=False)
+    _check: CheckState = field(default_factory=CheckState, repr=False)
 
     async def complete(self, request: Request) -> Completion:
         return (await self.complete_batch([request]))[0]
 
     async def complete_batch(self, requests: Sequence[Request]) -> list[Completion]:
         """The cached answer of each request, or a stand-in answer (module docstring)."""
-        results, missing = [], 0
+        results, missing = [], []
         for request in requests:
-            attempt = attempt_of(request.replicate)
-            self.tally.questions += attempt == 0
+            self.tally.questions += attempt_of(request.replicate) == 0
             key = self.spec.cache_key(request)
             entry, _ = find(self.cache, self.spec, request, key, quarantine=False)
             if entry is not None:
                 self.tally.cached += 1
                 results.append(completion_of(entry, from_cache=True))
                 continue
-            first_of_call = missing % self.spec.samples_per_call == 0
-            probe = request.logprobs and self.fallback_samples is not None
-            self._count_missing(request, 0 if probe else self.max_reasks - attempt, first_of_call)
-            if probe:
-                self._count_fallback(request)
-            missing += 1
+            missing.append(request)
             results.append(Completion(key=key, text=request.options[0], finish_reason="stop",
                                       logprobs=_even_logprobs(request.options) if request.logprobs else None))
+        grouped = len(missing) > 1 and missing[0].grouped
+        calls = self._grouped_calls(len(missing)) if grouped else None
+        for index, request in enumerate(missing):
+            first_of_call = True if grouped else index % self.spec.samples_per_call == 0
+            probe = request.logprobs and self.fallback_samples is not None
+            self._count_missing(request, 0 if probe else self.max_reasks - attempt_of(request.replicate), first_of_call,
+                                calls[index] if grouped else None)
+            if probe:
+                self._count_fallback(request)
         return results
 
-    def _count_missing(self, request: Request, reasks: int, first_of_call: bool = True) -> None:
+    def _grouped_calls(self, size: int) -> list[tuple[int, bool]]:
+        """Per missing request of a group of ``size``: (calls it starts, whether it bills an answer)
+        in the model's grouping mode, the identical-choice check's second calls included (a model
+        whose choices never differ: :class:`~workflow_scripts.llm.grouping.CheckState`)."""
+        mode = grouping_mode(self.spec)
+        if mode == DRAWS:
+            return [(int(i == 0), i == 0) for i in range(size)]
+        if mode == SEPARATE:
+            return [(1, True)] * size
+        n, calls = self.spec.samples_per_call, []
+        for start in range(0, size, n):
+            chunk = min(n, size - start)
+            calls += [(1 + self._check.due(chunk), True)] + [(0, True)] * (chunk - 1)
+        return calls
+
+    def _count_missing(self, request: Request, reasks: int, first_of_call: bool = True,
+                       grouped: tuple[int, bool] | None = None) -> None:
         """One missing question: its request (a call of its own, or a further sample of a call whose
         prompt is already counted) and up to ``reasks`` re-asks, each prompt longer by one quoted
-        answer and note."""
+        answer and note; ``grouped``: (calls, bills an answer) when its round's group is asked
+        together (re-asks grouped alike), else the same as without."""
         first = prompt_tokens(self.spec.litellm_model, request.messages)
         growth = self._reask_growth(request.options)
         answer = answer_ceiling(self.spec, request.options)
-        asked = 1 + reasks
+        asked, reasked = 1 + reasks, growth * reasks * (1 + reasks) // 2
         self.tally.missing += 1
         self.tally.requests += reasks + first_of_call
-        self.tally.prompt_tokens += (reasks + first_of_call) * first + growth * reasks * asked // 2
+        self.tally.prompt_tokens += (reasks + first_of_call) * first + reasked
         self.tally.answer_tokens = _plus(self.tally.answer_tokens, None if answer is None else asked * answer)
+        calls, bills = (reasks + first_of_call, True) if grouped is None else (grouped[0] * asked, grouped[1])
+        prompts = (reasks + first_of_call) * first + reasked if grouped is None else grouped[0] * (asked * first + reasked)
+        answers = asked * bills
+        self.tally.grouped_requests += calls
+        self.tally.grouped_prompt_tokens += prompts
+        self.tally.grouped_answer_tokens = _plus(self.tally.grouped_answer_tokens,
+                                                 None if answer is None else answers * answer)
 
     def _count_fallback(self, request: Request) -> None:
         """What a log-probability question asks should it fall back: ``fallback_samples`` sampled

@@ -30,6 +30,11 @@ come first and whose answer columns (:data:`ANSWER_FIELDS`) are the same everywh
 - ``adaptation``: what was changed in the last attempt's request because the provider rejected a
   parameter (seed dropped, log-probabilities refused, ``top_logprobs`` lowered), with the
   provider's words (:mod:`workflow_scripts.llm.adaptation`), else null.
+- ``call_key``, ``call_choice``, ``drawn``: which provider call the last attempt's answer came from
+  (:mod:`workflow_scripts.llm.grouping`): the cache key of the call's first replicate and this
+  answer's index among its choices (a call of its own: its own key and 0), or, for an answer drawn
+  from a log-probability request (``drawn`` true), that request's key and the draw's index; null
+  without an answer.
 
 With a second reader (``answer_extraction``, :mod:`workflow_scripts.llm.extraction`) the answer
 columns end with :data:`EXTRACTION_FIELDS`, null where it was not asked (the answer was not
@@ -56,6 +61,7 @@ from workflow_scripts.llm.keys import canonical_json
 from workflow_scripts.llm.choice import Answer
 from workflow_scripts.llm.estimation import Estimate
 from workflow_scripts.llm.extraction import EXTRACTION_STATUSES, Extraction
+from workflow_scripts.llm.grouping import DRAWS
 from workflow_scripts.llm.reading.commitments import ANSWER_KINDS
 from workflow_scripts.llm.parsing import STATUSES, VALID
 from workflow_scripts.llm.spec import LOGPROBS, SAMPLE
@@ -70,6 +76,7 @@ ANSWER_FIELDS = [
     ("cost_unknown", pa.int16()), ("latency_s", pa.float64()), ("seed", pa.int64()), ("failure", pa.string()),
     ("estimation", pa.string()), ("choice_probabilities", pa.string()), ("outside_probability", pa.float64()),
     ("fallback", pa.string()), ("adaptation", pa.string()),
+    ("call_key", pa.string()), ("call_choice", pa.int16()), ("drawn", pa.bool_()),
 ]
 ANSWER_COLUMNS = [name for name, _ in ANSWER_FIELDS]
 EXTRACTION_FIELDS = [
@@ -110,8 +117,20 @@ def answer_record(answer: Answer, estimation: str = SAMPLE, fallback: str | None
         "outside_probability": probabilities.outside if probabilities else None,
         "fallback": fallback or (probabilities.fallback if probabilities else None),
         "adaptation": last.completion.adaptation,
+        **call_fields(last.completion),
         **(extraction_columns(answer.extraction) if answer.extracting else {}),
     }
+
+
+def call_fields(completion) -> dict:
+    """``call_key``, ``call_choice`` and ``drawn`` of one completion (module docstring)."""
+    if completion.failure is not None:
+        return {"call_key": None, "call_choice": None, "drawn": None}
+    entry = completion.entry or {}
+    batch = entry.get("batch")
+    return {"call_key": batch.get("call") if batch else completion.key or None,
+            "call_choice": batch.get("index", 0) if batch else 0,
+            "drawn": (entry.get("grouping") or {}).get("mode") == DRAWS}
 
 
 def extraction_columns(extraction: Extraction | None) -> dict:

@@ -332,7 +332,7 @@ def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
     """
     runtime, servers = shared.runtime, shared.servers
     if runtime.replay:
-        return Accounted(Cached(NoCalls(spec, shared.missing), shared.cache), stats)
+        return Accounted(Cached(NoCalls(spec, shared.missing), shared.cache, grouping=False), stats)
     if spec.embedded:
         provider = ContextGuard(LazyServed(spec, servers, shared.halt), shared.longest, lambda messages: (
             int(runtime.embedded["n_ctx"]), server_tokens(servers.api_base(spec), messages)))

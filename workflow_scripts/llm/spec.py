@@ -96,6 +96,8 @@ class ModelSpec:
         batch: ask the job's missing requests through the provider's batch API first
             (:mod:`workflow_scripts.llm.batch`); not part of the cache key.
         batch_poll_s: seconds between two polls of a submitted batch.
+        grouping: how a round's identical questions are asked together (``auto``, ``n``, ``separate``:
+            :mod:`workflow_scripts.llm.grouping`); not part of the cache key.
         pricing: USD per prompt and per answer token ({input_cost_per_token,
             output_cost_per_token}), or None: litellm's price map (:mod:`workflow_scripts.llm.pricing`).
     """
@@ -125,6 +127,7 @@ class ModelSpec:
     pricing: dict | None = None
     batch: bool = False
     batch_poll_s: float = 60.0
+    grouping: str = "auto"
     serve: object | None = None
 
     @classmethod
@@ -170,6 +173,7 @@ class ModelSpec:
             pricing=entry["pricing"],
             batch=entry["batch"],
             batch_poll_s=entry["batch_poll_s"],
+            grouping=entry["grouping"],
             serve=serve,
         )
         spec.check_no_secrets()

@@ -23,6 +23,13 @@ would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models
   batch API (``ModelSpec.has_batch_api``, the table of :mod:`workflow_scripts.llm.batch_reach`, the
   same rule as ``batch: true``: not Anthropic, Bedrock, vLLM or Together, although the map prices
   some of their models' batches), else ``unknown`` (no discount is assumed).
+- ``grouping`` (games: collective-risk designs and actual play): how the model's identical
+  questions of a round are asked together (:func:`~workflow_scripts.llm.grouping.grouping_mode`:
+  ``n`` choices of one call, draws from one ``logprobs`` request, or ``separate`` calls);
+  ``grouped_requests`` / ``grouped_cost_usd``: the requests and cost with grouping when the games of
+  a cell play alike (a model that answers alike in every game: the fewest; ``max_requests`` is the
+  most, every question its own call; ``benchmarks/bench_grouping.py`` has the ratio against the
+  model's determinism). Elicitation rows count the same requests in both.
 
 With a second reader (``answer_extraction``, :mod:`workflow_scripts.llm.extraction`) each question
 whose last answer stays invalid after its re-asks adds one request to that model: the summary line and
@@ -70,6 +77,7 @@ from workflow_scripts.ipd.query.play import PlayJob
 from workflow_scripts.ipd.query.prompts import kind_templates, templates
 from workflow_scripts.llm import ModelSpec, PromptTemplate
 from workflow_scripts.llm.cache import ResponseCache
+from workflow_scripts.llm.grouping import grouping_mode
 from workflow_scripts.llm.planning import Planned, Tally
 from workflow_scripts.llm.pricing import UNKNOWN, batch_token_prices, token_prices
 from workflow_scripts.llm.session import register_custom_providers
@@ -79,9 +87,9 @@ from workflow_scripts.config.files import check_config_files
 from workflow_scripts.config.redaction import redact
 
 KEYS = ["model", "study", "experiment"]
-COUNTS = ["questions", "cached", "missing", "max_requests", "prompt_tokens", "answer_tokens"]
-COSTS = ["cost_usd", "batch_cost_usd"]
-PLAN_COLUMNS = KEYS + ["jobs"] + COUNTS + COSTS
+COUNTS = ["questions", "cached", "missing", "max_requests", "prompt_tokens", "answer_tokens", "grouped_requests"]
+COSTS = ["cost_usd", "batch_cost_usd", "grouped_cost_usd"]
+PLAN_COLUMNS = KEYS + ["jobs", "grouping"] + COUNTS + COSTS
 TOTAL = "total"
 
 
@@ -96,6 +104,7 @@ class PlanJob:
         play: the job's own code, given the job's models by name (what it returns is not used).
         fallback_samples: an elicitation's answers per question should its log-probability request
             fall back (0: it does not fall back); None for games (:class:`~workflow_scripts.llm.planning.Planned`).
+        games: the job plays games (its rounds' identical questions are asked together).
     """
 
     study: str
@@ -105,6 +114,7 @@ class PlanJob:
     reask_note: PromptTemplate
     play: Callable[[dict], Awaitable]
     fallback_samples: int | None = None
+    games: bool = False
 
 
 def ipd_jobs(config: dict, models: Sequence[str], only_conditions: Sequence[str], basedir: Path) -> list[PlanJob]:
@@ -126,7 +136,7 @@ def _ipd_experiment_jobs(config: dict, experiment: str, conditions: list[Conditi
     system, reasks, note = ipd["system_prompt"], ipd["max_reasks"], texts["reask"]
     if conditions[0].kind == "play":
         return [PlanJob("ipd", experiment, _entries(config, pair_models(pair)), reasks, note,
-                        PlayJob(pair, tuple(conditions), system, reasks, texts).run)
+                        PlayJob(pair, tuple(conditions), system, reasks, texts).run, games=True)
                 for pair in model_pairs(list(models))]
     # the upper bound: every sample asked (a sequential design stops earlier)
     bounded = [dataclasses.replace(c, sequential=None) for c in conditions]
@@ -151,7 +161,8 @@ def crg_jobs(config: dict, models: Sequence[str], only_conditions: Sequence[str]
     for job in planned_jobs(config, list(models), list(only_conditions)):
         prompter = Prompter(job.condition.template, job_templates(job, config, basedir), job.system_prompt)
         jobs.append(PlanJob("crg", job.design, _entries(config, job.models, job.condition.decoding), job.max_reasks,
-                            prompter.reask_note, lambda ms, job=job, prompter=prompter: play_job(job, ms, prompter)))
+                            prompter.reask_note, lambda ms, job=job, prompter=prompter: play_job(job, ms, prompter),
+                            games=True))
     return jobs
 
 
@@ -185,18 +196,20 @@ def call_plan(config: dict, basedir: str | Path = ".") -> pd.DataFrame:
     tallies: dict[tuple[str, str, str], Tally] = {}
     jobs: dict[tuple[str, str, str], int] = {}
     specs: dict[str, ModelSpec] = {}
+    modes: dict[tuple[str, str, str], str] = {}
     for job in plan_jobs(config, basedir):
         models = {}
         for name, entry in job.entries.items():
             spec = ModelSpec.from_config(name, entry)
             specs.setdefault(name, spec)
             models[name] = Planned(spec, cache, job.max_reasks, job.reask_note, job.fallback_samples)
+            modes[(name, job.study, job.experiment)] = grouping_mode(spec) if job.games else ""
         asyncio.run(job.play(models))
         for name, model in models.items():
             key = (name, job.study, job.experiment)
             tallies[key] = tallies.get(key, Tally()).add(model.tally)
             jobs[key] = jobs.get(key, 0) + 1
-    rows = [_row(key, jobs[key], tally, *_prices(specs[key[0]])) for key, tally in tallies.items()]
+    rows = [_row(key, jobs[key], modes[key], tally, *_prices(specs[key[0]])) for key, tally in tallies.items()]
     return pd.DataFrame(rows, columns=PLAN_COLUMNS)
 
 
@@ -207,13 +220,16 @@ def _prices(spec: ModelSpec) -> tuple:
     return token_prices(spec.litellm_model, spec.pricing), batch
 
 
-def _row(key: tuple[str, str, str], jobs: int, tally: Tally, prices, batch_prices=None) -> dict:
-    cost, batch = tally.cost_usd(prices), tally.cost_usd(batch_prices)
-    return {**dict(zip(KEYS, key)), "jobs": jobs, "questions": tally.questions, "cached": tally.cached,
-            "missing": tally.missing, "max_requests": tally.requests, "prompt_tokens": tally.prompt_tokens,
+def _row(key: tuple[str, str, str], jobs: int, mode: str, tally: Tally, prices, batch_prices=None) -> dict:
+    cost, batch, grouped = tally.cost_usd(prices), tally.cost_usd(batch_prices), tally.grouped_cost_usd(prices)
+    return {**dict(zip(KEYS, key)), "jobs": jobs, "grouping": mode, "questions": tally.questions,
+            "cached": tally.cached, "missing": tally.missing, "max_requests": tally.requests,
+            "prompt_tokens": tally.prompt_tokens,
             "answer_tokens": UNKNOWN if tally.answer_tokens is None else tally.answer_tokens,
+            "grouped_requests": tally.grouped_requests,
             "cost_usd": UNKNOWN if cost is None else round(cost, 6),
-            "batch_cost_usd": UNKNOWN if batch is None else round(batch, 6)}
+            "batch_cost_usd": UNKNOWN if batch is None else round(batch, 6),
+            "grouped_cost_usd": UNKNOWN if grouped is None else round(grouped, 6)}
 
 
 def with_totals(plan: pd.DataFrame) -> pd.DataFrame:
@@ -225,7 +241,8 @@ def with_totals(plan: pd.DataFrame) -> pd.DataFrame:
 
 
 def _total(part: pd.DataFrame, model: str, study: str) -> dict:
-    row = {"model": model, "study": study, "experiment": TOTAL, "jobs": int(part["jobs"].sum())}
+    row = {"model": model, "study": study, "experiment": TOTAL, "jobs": int(part["jobs"].sum()),
+           "grouping": ", ".join(sorted(set(part["grouping"]) - {""}))}
     for column in COUNTS + COSTS:
         values = part[column].tolist()
         known = [v for v in values if v != UNKNOWN]
@@ -245,7 +262,17 @@ def summary(plan: pd.DataFrame, extraction: str | None = None) -> str:
     tail = f" (price unknown for {', '.join(unknown)})" if unknown else ""
     return (f"plan: {total['questions']} questions for {models} model(s), {total['cached']} requests cached, "
             f"{total['missing']} questions missing: at most {total['max_requests']} requests with every re-ask, "
-            f"at most {cost}{tail}; through batch APIs at most {batch}{extraction_bound(plan, extraction)}")
+            f"at most {cost}{tail}; through batch APIs at most {batch}{grouping_clause(total)}"
+            f"{extraction_bound(plan, extraction)}")
+
+
+def grouping_clause(total: pd.Series) -> str:
+    """'' for a plan without grouping columns; else what the run asks and costs with grouping when the
+    games of a cell play alike (``grouped_requests``, ``grouped_cost_usd`` of the grand total)."""
+    if "grouped_requests" not in total.index:
+        return ""
+    grouped = f"${total['grouped_cost_usd']:.2f}" if total["grouped_cost_usd"] != UNKNOWN else "unknown"
+    return f"; with grouping, if the games of a cell play alike, {total['grouped_requests']} requests, {grouped}"
 
 
 def extraction_bound(plan: pd.DataFrame, extraction: str | None) -> str:
@@ -267,6 +294,10 @@ def markdown(plan: pd.DataFrame, extraction: str | None = None) -> str:
             "prompt_tokens / answer_tokens / cost_usd: of those requests, answers at their longest, at the "
             "model's price (config pricing, else litellm's price map; unknown where unknown); batch_cost_usd: "
             "the same at litellm's batch-API price, unknown where its map has none (no discount assumed). "
+            "grouping: how a game model's identical questions of a round are asked together (n choices of one "
+            "call, draws from one logprobs request, or separate calls); grouped_requests / grouped_cost_usd: "
+            "the requests and cost with grouping when the games of a cell play alike (the fewest; "
+            "max_requests is the most). "
             f"Upper bounds: games are planned at full length{extraction_bound(plan, extraction)}.\n\n"
             + plan.to_markdown(index=False) + "\n")
 

@@ -50,7 +50,7 @@ def implied_totals(p: float, rules: Rules = SEED_000_RULES) -> str:
     return " or ".join(f"{total:g}" for total in optimal_totals(p, rules))
 
 
-def _llm_questions(questions: pd.DataFrame) -> pd.DataFrame:
+def llm_questions(questions: pd.DataFrame) -> pd.DataFrame:
     """Questions asked of model seats, with ``outcome``: correct, wrong, or the unreadable status."""
     asked = questions[questions["seat_kind"] == "llm"].copy()
     unread = asked["status"].ne(VALID) | asked["answer"].isna()
@@ -77,7 +77,7 @@ def knowledge(questions: pd.DataFrame, seats: pd.DataFrame, models: list[str], c
         interval, ``games`` the games asked in, ``mean_total`` the model's mean seat total (units of
         the endowment) over their complete games, ``implied_total`` (:func:`implied_totals`).
     """
-    asked = _llm_questions(questions)
+    asked = llm_questions(questions)
     done = seats[seats["complete"].astype(bool)]
     rows = []
     for key, part in asked.groupby(CELL, sort=False):
@@ -94,11 +94,12 @@ def knowledge(questions: pd.DataFrame, seats: pd.DataFrame, models: list[str], c
                      "ci_high": high, "games": len(games), "mean_total": totals.mean() if len(totals) else math.nan,
                      "implied_total": implied_totals(key[2], rules)})
     table = pd.DataFrame(rows, columns=KNOWLEDGE_COLUMNS)
-    return table.sort_values(["model", "condition", "question", "p"], key=_model_order(models), kind="stable",
+    return table.sort_values(["model", "condition", "question", "p"], key=model_order(models), kind="stable",
                              ignore_index=True)
 
 
-def _model_order(models: list[str]):
+def model_order(models: list[str]):
+    """A ``sort_values`` key that orders column ``model`` as ``models`` and leaves other columns as they are."""
     order = {m: i for i, m in enumerate(models)}
     return lambda column: column.map(order) if column.name == "model" else column
 
@@ -128,7 +129,7 @@ def answers_and_play(questions: pd.DataFrame, decisions: pd.DataFrame, seats: pd
         (units per round); ``p_value``: sign-flip test, NaN below two paired games. ``implied_per_round``: opt(p)'s total / rounds (both at p*:
         NaN).
     """
-    asked = _llm_questions(questions)
+    asked = llm_questions(questions)
     complete = set(seats.loc[seats["complete"].astype(bool), "game_id"])
     asked = asked[asked["game_id"].isin(complete) & asked["model"].isin(models)]
     rows = []
@@ -153,5 +154,5 @@ def answers_and_play(questions: pd.DataFrame, decisions: pd.DataFrame, seats: pd
                      "implied_per_round": implied[0] / rules.n_rounds if len(implied) == 1 else math.nan,
                      "difference": difference, "p_value": p_value})
     table = pd.DataFrame(rows, columns=PLAY_COLUMNS)
-    return table.sort_values(["model", "condition", "question", "round", "p"], key=_model_order(models),
+    return table.sort_values(["model", "condition", "question", "round", "p"], key=model_order(models),
                              kind="stable", ignore_index=True)

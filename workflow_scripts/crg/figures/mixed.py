@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
 
+from workflow_scripts.figure_style import NEUTRAL, ONE_COLUMN, TWO_COLUMNS
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
-from workflow_scripts.plotting import legend_below, model_colors, plt
+from workflow_scripts.plotting import figure, legend_below, model_colors, plt, suptitle, tick_rotation
 
 
 def _cell_text(row) -> str:
@@ -31,33 +32,38 @@ def pair_figure(pairs: pd.DataFrame, models: list[str], rules: Rules = SEED_000_
     """
     size = len(models)
     if size == 0:
-        fig, ax = plt.subplots(figsize=(5, 2))
+        fig = figure(1.0, ONE_COLUMN)
+        ax = fig.add_subplot()
         ax.axis("off")
-        ax.text(0.5, 0.5, "No mixed tables in this run (crg.designs.mixed has no pairs).", ha="center", va="center")
+        ax.text(0.5, 0.5, "No mixed tables in this run\n(crg.designs.mixed has no pairs).", ha="center", va="center")
         return fig
     difference = np.full((size, size), np.nan)
     rate = np.full((size, size), np.nan)
-    fig, ax = plt.subplots(figsize=(4.5 + 1.3 * size, 3.2 + 1.1 * size))
+    cell = 0.95 if size <= 4 else 0.8  # inches per cell: three lines of text
+    fig = figure(1.5 + cell * size, TWO_COLUMNS)
+    ax = fig.add_subplot()
+    points = plt.rcParams["xtick.labelsize"] - (0.5 if size > 4 else 0)
     for row in pairs.itertuples():
         i, j = models.index(row.row_model), models.index(row.column_model)
         (difference if row.kind == "payoff_difference" else rate)[i, j] = row.value
-        ax.text(j, i, _cell_text(row), ha="center", va="center", fontsize=8,
-                bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none"})
+        ax.text(j, i, _cell_text(row), ha="center", va="center", fontsize=points,
+                bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none", "pad": 0.5})
     bound = max(1.0, float(np.nanmax(np.abs(difference))) if np.isfinite(difference).any() else 1.0)
     shown_rate = ax.imshow(np.ma.masked_invalid(rate), cmap="viridis", vmin=0, vmax=1)
     shown_difference = ax.imshow(np.ma.masked_invalid(difference), cmap="RdBu", vmin=-bound, vmax=bound)
     for k in range(size):
-        ax.add_patch(Rectangle((k - 0.5, k - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2))
-    ax.set_xticks(range(size), models, rotation=30, ha="right", fontsize=8)
-    ax.set_yticks(range(size), models, fontsize=8)
+        ax.add_patch(Rectangle((k - 0.5, k - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.2))
+    ax.set_xticks(range(size), models, rotation=tick_rotation(models, cell, points))
+    ax.set_yticks(range(size), models)
+    ax.spines[:].set_visible(False)
     fig.colorbar(shown_difference, ax=ax, location="right", shrink=0.8, label="payoff: row seats - column seats")
-    fig.colorbar(shown_rate, ax=ax, location="bottom", shrink=0.8, pad=0.2, label=f"share of games reaching {rules.target}")
-    ax.set_title("Mixed tables (pooled over seat splits and risks)\nabove the diagonal: payoff difference;\n"
-                 "on and below: target rate; boxed: self-play", fontsize=9)
+    fig.colorbar(shown_rate, ax=ax, location="right", shrink=0.8, label=f"share of games reaching {rules.target}")
+    suptitle(fig, "Mixed tables (pooled over seat splits and risks): above the diagonal the payoff\n"
+                 "difference, on and below it the target rate; boxed: self-play")
     return fig
 
 
-def mixed_figure(replaced: pd.DataFrame, contributions: pd.DataFrame, models: list[str],
+def mixed_figure(replaced: pd.DataFrame, contributions: pd.DataFrame, models: list[str], run_models=(),
                  rules: Rules = SEED_000_RULES) -> plt.Figure:
     """Fig. 4: (a) target rate in self-play (filled) and with one seat replaced by another model
     (open), each with its 95% game-bootstrap bar, an arrow from the first to the second; (b) mean units per seat of a model against the
@@ -66,38 +72,40 @@ def mixed_figure(replaced: pd.DataFrame, contributions: pd.DataFrame, models: li
     Args:
         replaced: :func:`workflow_scripts.crg.analysis.mixed.replacement`.
         contributions: :func:`workflow_scripts.crg.analysis.mixed.contributions`.
-        models: colour order.
+        models: the models drawn.
+        run_models: the run's models in config order (their colours).
     """
-    colors = model_colors(models)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 2.5 + 0.45 * max(len(replaced), 4)))
+    colors = model_colors(models, run_models)
+    fig = figure(1.3 + 0.3 * max(len(replaced), 4))
+    left, right = fig.subplots(1, 2, width_ratios=[1.0, 1.0])
     for y, row in enumerate(replaced.itertuples()):
         color = colors[row.model]
         for side, face in (("selfplay", color), ("replaced", "white")):
             rate, low, high = (getattr(row, f"{side}_{key}") for key in ("rate", "low", "high"))
             left.errorbar(rate, y, xerr=[[rate - low], [high - rate]], fmt="o", color=color, markerfacecolor=face,
-                          markeredgecolor=color, markersize=8, capsize=3, alpha=0.9)
+                          markeredgecolor=color, markersize=4, elinewidth=0.7, alpha=0.9)
         if row.replaced_rate != row.selfplay_rate:
             left.annotate("", xy=(row.replaced_rate, y), xytext=(row.selfplay_rate, y),
                           arrowprops={"arrowstyle": "->", "color": color})
         else:
-            left.text(row.selfplay_rate, y + 0.25, "no change", ha="center", fontsize=7)
+            left.text(row.selfplay_rate, y + 0.3, "no change", ha="center", va="bottom", color=NEUTRAL)
     left.set_yticks(range(len(replaced)),
                     [f"{r.model}\n(1 seat: {r.replaced_by}; n={r.selfplay_games}/{r.replaced_games})"
-                     for r in replaced.itertuples()], fontsize=7)
+                     for r in replaced.itertuples()])
     left.set_xlim(-0.05, 1.05)
     left.set_ylim(-0.7, max(len(replaced), 1) - 0.3)
     left.set_xlabel(f"share of games reaching {rules.target}")
-    left.set_title("(a) self-play (filled) vs one seat replaced (open)\nbars: 95% game bootstrap", fontsize=10)
+    left.set_title("(a) self-play (filled) vs one seat replaced (open)\nbars: 95% game bootstrap")
     for (model, other), line in contributions.groupby(["model", "other"], sort=False):
         line = line.sort_values("other_seats")
         right.plot(line["other_seats"], line["mean_total"], "o-", color=colors[model], label=f"{model} beside {other}")
-        right.fill_between(line["other_seats"], line["ci_low"], line["ci_high"], color=colors[model], alpha=0.2)
-    right.axhline(rules.fair_share, linestyle=":", color="gray", label="fair share")
+        right.fill_between(line["other_seats"], line["ci_low"], line["ci_high"], color=colors[model], alpha=0.2,
+                           linewidth=0)
+    right.axhline(rules.fair_share, linestyle=":", color=NEUTRAL, label="fair share")
     right.set_xticks(range(1, rules.n_seats))
     right.set_ylim(-1, rules.endowment + 1)
     right.set_xlabel("seats of the other model")
     right.set_ylabel(f"mean units per seat (of {rules.endowment})")
-    right.set_title("(b) contribution per seat (95% game-bootstrap bands)", fontsize=10)
-    legend_below(fig, *right.get_legend_handles_labels(), title="", columns=3)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    right.set_title("(b) contribution per seat\n(95% game-bootstrap bands)")
+    legend_below(fig, *right.get_legend_handles_labels(), title=None, columns=3)
     return fig

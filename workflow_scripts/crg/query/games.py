@@ -1,12 +1,15 @@
-"""Play collective-risk games asynchronously: seats per game, rounds, cells and jobs (ours).
+"""Play collective-risk games: seats per game, rounds, cells and jobs (ours).
 
-Within a game, each round's decisions (one per seat) (and any value questions due) are gathered at once,
-as the moves are simultaneous; all games of a cell run concurrently; the cells of a job run one
+The games of a cell advance round by round together: before each round, every seat's questions
+(its decision and any value questions due; the moves are simultaneous, one per seat) in every game
+still playing are gathered and asked per model at once (:func:`workflow_scripts.llm.ask_round`), where
+identical questions of different games (the same seat, seeing the same history) are one group, asked
+in one call where the model allows it (:mod:`workflow_scripts.llm.grouping`). The cells of a job run one
 after another. The query client bounds how many calls are really in flight.
 
 A seat whose answer is still unreadable after the re-ask limit stops its game: the round is
 recorded but not applied, and the game is marked incomplete with the reason. No contribution
-is ever filled in for it.
+is ever filled in for it. The other games of the cell play on.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import asyncio
 import logging
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from workflow_scripts.crg.design.cells import Cell
@@ -26,7 +29,7 @@ from workflow_scripts.crg.query.llm_seat import LLMSeat
 from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.crg.query.scripted_seat import ScriptedSeat
 from workflow_scripts.crg.query.seats import Decision, QuestionAnswer, Seat, SeatView
-from workflow_scripts.llm import LanguageModel
+from workflow_scripts.llm import LanguageModel, ask_round
 
 SCRIPTED_PREFIX = "scripted:"
 log = logging.getLogger(__name__)
@@ -106,14 +109,32 @@ def build_table(job: Job, cell: Cell, game: int, clients: Mapping[str, LanguageM
     return Table(seat_seed, tuple(seats))
 
 
-async def play_round(seats: Sequence[Seat], state: GameState, p: float) -> RoundPlay:
-    """Gather every seat's decision and due questions for the next round at once."""
-    views = [SeatView(state.rules, p, s, state) for s in range(len(seats))]
-    decided = asyncio.gather(*(seat.decide(view) for seat, view in zip(seats, views)))
-    asked = asyncio.gather(*(seat.answer_questions(view) for seat, view in zip(seats, views)))
-    decisions, answers = await asyncio.gather(decided, asked)
-    questions = tuple((s, answer) for s, seat_answers in enumerate(answers) for answer in seat_answers)
-    return RoundPlay(state, tuple(decisions), questions)
+async def play_round(tables: Sequence[Sequence[Seat]], states: Sequence[GameState], p: float) -> list[RoundPlay]:
+    """The next round of several games at risk ``p``, asked together: every seat's questions
+    (:meth:`Seat.asks`) per model in one :func:`~workflow_scripts.llm.ask_round`; one
+    :class:`RoundPlay` per game, in order."""
+    views = [[SeatView(state.rules, p, s, state) for s in range(len(seats))] for seats, state in zip(tables, states)]
+    asked = [[seat.asks(view) for seat, view in zip(seats, game)] for seats, game in zip(tables, views)]
+    by_model: dict[int, tuple[Seat, list[tuple[int, int]]]] = {}
+    for g, seats in enumerate(tables):
+        for s, seat in enumerate(seats):
+            if asked[g][s]:
+                by_model.setdefault(id(seat.model), (seat, []))[1].append((g, s))
+    answers: dict[tuple[int, int], list] = {}
+
+    async def ask(seat, places: list[tuple[int, int]]) -> None:
+        questions = [q for g, s in places for q in asked[g][s]]
+        got = iter(await ask_round(seat.model, questions, seat.max_reasks, seat.prompter.reask_note))
+        for g, s in places:
+            answers[g, s] = [next(got) for _ in asked[g][s]]
+
+    await asyncio.gather(*(ask(seat, places) for seat, places in by_model.values()))
+    plays = []
+    for g, (seats, state) in enumerate(zip(tables, states)):
+        results = [seat.answered(view, answers.get((g, s), [])) for s, (seat, view) in enumerate(zip(seats, views[g]))]
+        questions = tuple((s, answer) for s, (_, answered) in enumerate(results) for answer in answered)
+        plays.append(RoundPlay(state, tuple(decision for decision, _ in results), questions))
+    return plays
 
 
 def failure_reason(play: RoundPlay) -> str | None:
@@ -125,35 +146,53 @@ def failure_reason(play: RoundPlay) -> str | None:
     return f"round {play.before.next_round}: " + "; ".join(parts)
 
 
-async def play_game(
-    cell: Cell, game: int, game_seed: int, table: Table, template: str, rules: Rules = SEED_000_RULES
-) -> GameRecord:
-    """Play one game to the end, or until a seat has no valid answer.
+@dataclass
+class GameInPlay:
+    """One game while its cell plays: the rounds so far and its state (:meth:`record` when done)."""
 
-    Returns:
-        The game's record; ``outcome`` is None and ``incomplete_reason`` set if it stopped.
-    """
-    state, rounds, reason = GameState(rules), [], None
-    while not state.finished:
-        play = await play_round(table.seats, state, cell.p)
-        rounds.append(play)
-        reason = failure_reason(play)
-        if reason is not None:
-            break
-        state = state.play([d.contribution for d in play.decisions])
-    draw = catastrophe_draw(game_seed)
-    settled = outcome(state, cell.p, draw) if reason is None else None
-    return GameRecord(cell, game, game_seed, draw, table, tuple(rounds), state, settled, reason, template)
+    cell: Cell
+    game: int
+    game_seed: int
+    table: Table
+    template: str
+    rules: Rules = SEED_000_RULES
+    state: GameState = field(init=False)
+    rounds: list[RoundPlay] = field(default_factory=list)
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        self.state = GameState(self.rules)
+
+    @property
+    def playing(self) -> bool:
+        """True until the last round is played or a seat had no valid answer."""
+        return not self.state.finished and self.reason is None
+
+    def add(self, play: RoundPlay) -> None:
+        """Record a round; apply it unless a seat had no valid answer (then the game stops)."""
+        self.rounds.append(play)
+        self.reason = failure_reason(play)
+        if self.reason is None:
+            self.state = self.state.play([d.contribution for d in play.decisions])
+
+    def record(self) -> GameRecord:
+        """The game's record: ``outcome`` is None and ``incomplete_reason`` set if it stopped."""
+        draw = catastrophe_draw(self.game_seed)
+        settled = outcome(self.state, self.cell.p, draw) if self.reason is None else None
+        return GameRecord(self.cell, self.game, self.game_seed, draw, self.table, tuple(self.rounds), self.state,
+                          settled, self.reason, self.template)
 
 
 async def play_cell(job: Job, cell: Cell, clients: Mapping[str, LanguageModel], prompter: Prompter) -> list[GameRecord]:
-    """All games of one cell, concurrently; records in game order."""
-    games = [
-        play_game(cell, g, cell.game_seed(job.seed, g), build_table(job, cell, g, clients, prompter), prompter.key,
-                  job.rules)
-        for g in range(cell.games)
-    ]
-    return list(await asyncio.gather(*games))
+    """All games of one cell, round by round together (:func:`play_round`); records in game order."""
+    games = [GameInPlay(cell, g, cell.game_seed(job.seed, g), build_table(job, cell, g, clients, prompter), prompter.key,
+                        job.rules)
+             for g in range(cell.games)]
+    while playing := [game for game in games if game.playing]:
+        plays = await play_round([game.table.seats for game in playing], [game.state for game in playing], cell.p)
+        for game, play in zip(playing, plays):
+            game.add(play)
+    return [game.record() for game in games]
 
 
 async def play_job(job: Job, clients: Mapping[str, LanguageModel], prompter: Prompter) -> list[GameRecord]:

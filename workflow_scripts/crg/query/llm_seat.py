@@ -1,10 +1,11 @@
 """A collective-risk seat played by a model through the LLM layer (ours).
 
 Every decision and value question is one question of the one re-ask policy
-(:func:`workflow_scripts.llm.choice.ask_choice`). The replicate string names the game, seat and
-round (and the question), so a game replays byte-identically from its seed and the cache. If no
-valid answer comes within ``max_reasks`` re-asks, the decision has no contribution and the
-runner marks the game incomplete. Nothing is turned into a move silently.
+(:mod:`workflow_scripts.llm.choice`), asked with the round's other questions
+(:func:`workflow_scripts.llm.ask_round`). The replicate string names the game, seat and round (and
+the question), so a game replays byte-identically from its seed and the cache. If no valid answer
+comes within ``max_reasks`` re-asks, the decision has no contribution and the runner marks the game
+incomplete. Nothing is turned into a move silently.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Sequence
 from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.crg.query.questions import value_question
 from workflow_scripts.crg.query.seats import Decision, QuestionAnswer, SeatView
-from workflow_scripts.llm import LanguageModel, ask_choice
+from workflow_scripts.llm import Answer, LanguageModel, Question
 
 
 class LLMSeat:
@@ -42,26 +43,26 @@ class LLMSeat:
     ):
         self.player, self.model, self.prompter = player, model, prompter
         self.replicate, self.max_reasks = replicate, max_reasks
-        self.questions = questions or {}
+        self.value_questions = questions or {}
 
-    async def _ask(self, messages: list[dict], options: Sequence[str], replicate: str):
-        return await ask_choice(self.model, messages, options, replicate, self.max_reasks,
-                                self.prompter.reask_note, replicate)
-
-    async def decide(self, view: SeatView) -> Decision:
-        """Ask for this round's contribution (re-asking unreadable answers)."""
-        answer = await self._ask(self.prompter.decision(view), view.rules.options,
-                                 f"{self.replicate}/round={view.round}")
-        return Decision(int(answer.value) if answer.valid else None, answer.status, answer)
-
-    async def answer_questions(self, view: SeatView) -> list[QuestionAnswer]:
-        """Ask the value questions due at ``view.round``, one question (plus re-asks) each."""
-        answers = []
-        for question_id in self.questions.get(view.round, ()):
+    def asks(self, view: SeatView) -> list[Question]:
+        """This round's contribution question, then the value questions due at ``view.round``."""
+        replicate = f"{self.replicate}/round={view.round}"
+        asked = [Question(self.prompter.decision(view), view.rules.options, replicate, replicate)]
+        for question_id in self.value_questions.get(view.round, ()):
             question = value_question(question_id)
             options = question.options(view.rules)
-            messages = self.prompter.question(view, question.template, options)
-            answer = await self._ask(messages, options, f"{self.replicate}/round={view.round}/question={question_id}")
-            answers.append(QuestionAnswer(question_id, options, question.correct(view.rules, view.p),
-                                          answer.value, answer.status, answer))
-        return answers
+            replicate_q = f"{replicate}/question={question_id}"
+            asked.append(Question(self.prompter.question(view, question.template, options), options,
+                                  replicate_q, replicate_q))
+        return asked
+
+    def answered(self, view: SeatView, answers: Sequence[Answer]) -> tuple[Decision, list[QuestionAnswer]]:
+        """The decision (no contribution unless the answer is valid) and the value questions' answers."""
+        decision, *values = answers
+        question_answers = []
+        for question_id, answer in zip(self.value_questions.get(view.round, ()), values):
+            question = value_question(question_id)
+            question_answers.append(QuestionAnswer(question_id, answer.options, question.correct(view.rules, view.p),
+                                                   answer.value, answer.status, answer))
+        return Decision(int(decision.value) if decision.valid else None, decision.status, decision), question_answers

@@ -31,12 +31,16 @@ class ValueQuestion:
         template: name of its template file (without ``.txt``).
         options: callable giving the allowed answers for the rules.
         correct: callable giving the correct option for (rules, p).
+        implies: callable giving the seat total (units of the endowment) an answer implies for
+            (rules, answer), None for an answer that implies none (an indifference); None for a
+            question whose answers imply no contribution.
     """
 
     id: str
     template: str
     options: Callable[[Rules], tuple[str, ...]]
     correct: Callable[[Rules, float], str]
+    implies: Callable[[Rules, str], float | None] | None = None
 
 
 def higher_payoff_answer(rules: Rules, p: float) -> str:
@@ -52,6 +56,13 @@ def higher_payoff_answer(rules: Rules, p: float) -> str:
     return "A" if nobody > split else "B"
 
 
+def higher_payoff_implies(rules: Rules, answer: str) -> float | None:
+    """The seat total an answer to ``higher_payoff`` implies: A (nobody contributing pays more) 0, B
+    (the exact split pays more) the fair share, C (both pay the same) None: either is optimal
+    (opt(p)'s seat totals, seed 000 Proposition 3.1)."""
+    return {"A": 0.0, "B": float(rules.fair_share)}.get(answer)
+
+
 def target_options(rules: Rules) -> tuple[str, ...]:
     """Half, one, one and a half and two times the target, rounded down to whole numbers (60, 120, 180,
     240 for a target of 120), each once (a target of 1 gives 0, 1, 2)."""
@@ -60,7 +71,7 @@ def target_options(rules: Rules) -> tuple[str, ...]:
 
 QUESTIONS: dict[str, ValueQuestion] = {
     "higher_payoff": ValueQuestion(
-        "higher_payoff", "question_payoff", lambda rules: ("A", "B", "C"), higher_payoff_answer
+        "higher_payoff", "question_payoff", lambda rules: ("A", "B", "C"), higher_payoff_answer, higher_payoff_implies
     ),
     "target": ValueQuestion("target", "question_target", target_options, lambda rules, p: str(rules.target)),
 }

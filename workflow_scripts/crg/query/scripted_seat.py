@@ -10,7 +10,7 @@ from workflow_scripts.llm import VALID
 
 
 class ScriptedSeat:
-    """A seat that plays a fixed rule; it answers no value questions.
+    """A seat that plays a fixed rule; it asks no model and answers no value questions.
 
     Args:
         rule_name: a key of
@@ -26,11 +26,10 @@ class ScriptedSeat:
         self._rule = scripted_rule(rule_name)
         self.player = f"scripted:{rule_name}"
 
-    async def decide(self, view: SeatView) -> Decision:
-        """The rule's action for this view (always valid)."""
-        action = self._rule(view.seat, view.state.rounds, view.rules)
-        return Decision(contribution=action, status=VALID)
-
-    async def answer_questions(self, view: SeatView) -> Sequence[QuestionAnswer]:
-        """Scripted seats are not asked value questions: an empty list."""
+    def asks(self, view: SeatView) -> list:
+        """No question: an empty list."""
         return []
+
+    def answered(self, view: SeatView, answers: Sequence = ()) -> tuple[Decision, list[QuestionAnswer]]:
+        """The rule's action for this view (always valid) and no value question."""
+        return Decision(contribution=self._rule(view.seat, view.state.rounds, view.rules), status=VALID), []

@@ -1,8 +1,11 @@
 """The seat interface of the collective-risk dilemma and the records a seat returns (ours).
 
-A seat is anything with ``player``, ``kind`` and two coroutines, ``decide(view)`` and
-``answer_questions(view)``: LLM seats (:mod:`workflow_scripts.crg.query.llm_seat`) and scripted seats
-(:mod:`workflow_scripts.crg.query.scripted_seat`) are interchangeable at a table.
+A seat is anything with ``player``, ``kind`` and two methods: ``asks(view)``, the questions it puts
+to its model for the round (none for a scripted seat), and ``answered(view, answers)``, its decision
+and value-question answers once those are answered. The games of a cell ask their questions round
+by round together (:func:`workflow_scripts.crg.query.games.play_round`), so identical questions of
+different games are asked once. LLM seats (:mod:`workflow_scripts.crg.query.llm_seat`) and scripted
+seats (:mod:`workflow_scripts.crg.query.scripted_seat`) are interchangeable at a table.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Protocol, Sequence
 
 from workflow_scripts.gametheory.collective_risk import GameState, Rules
 from workflow_scripts.llm import Answer
+from workflow_scripts.llm.rounds import Question
 
 
 @dataclass(frozen=True)
@@ -88,13 +92,18 @@ class Seat(Protocol):
     Attributes:
         player: who plays the seat: a model's config name, or ``scripted:<rule>``.
         kind: ``llm`` or ``scripted``.
+
+    A seat that asks questions also has ``model`` (who answers), ``max_reasks`` and ``prompter``
+    (whose ``reask_note`` the re-asks use).
     """
 
     player: str
     kind: str
 
-    async def decide(self, view: SeatView) -> Decision:
-        """Contribution for ``view.round``."""
+    def asks(self, view: SeatView) -> Sequence[Question]:
+        """The questions to the seat's model for ``view.round``: the decision first, then the value
+        questions due (none for a scripted seat)."""
 
-    async def answer_questions(self, view: SeatView) -> Sequence[QuestionAnswer]:
-        """Answers to the in-game value questions due at ``view.round`` (may be empty)."""
+    def answered(self, view: SeatView, answers: Sequence[Answer]) -> tuple[Decision, list[QuestionAnswer]]:
+        """The contribution for ``view.round`` and the value questions' answers, from the answers
+        to :meth:`asks`, in its order."""

@@ -20,6 +20,7 @@ TITLES = {
     "table5": "Table 5: units before and after settlement beside scripted partners",
     "selection": "Selection over models (Fig. 5, Fig. S7)",
     "value_questions": "Value questions: what the models know against what they do",
+    "replicator": "Replicator rest points beside the Fermi process",
 }
 """The title of each Markdown document (its caption: :data:`CAPTIONS`)."""
 
@@ -35,13 +36,22 @@ CAPTIONS = {
     ),
     "table4": (
         "Mean seat total under prompt and decoding controls (design 2) against Base (the self-play grid), "
-        "(seed 000 Table 4). Top block: each control pooled over the risks every control shares with Base; "
-        "bottom block: each control at each of its other risks that Base has (rule: "
-        "workflow_scripts/crg/analysis/controls.py, comparison_plan). Unit: "
+        "(seed 000 Table 4). Rule `{rule}`: {rule_text} (workflow_scripts/crg/analysis/controls.py). Unit: "
         "the game (its mean seat total); two-sided permutation test (scipy.stats.permutation_test). "
-        "marked (**): |shift| >= {shift_units:g} units with P < {alpha:g}; Bonferroni (††): also P < "
-        "{family_alpha:g} / {comparisons} = {threshold:.3g}, over the {comparisons} comparisons made "
-        "(rows with a P value; a P value needs two games on each side)."
+        "marked (**): |shift| >= {shift_units:g} units with P < {alpha:g}; Bonferroni (††): a row of the family "
+        "(in_family) with P < {family_alpha:g} / {comparisons} = {threshold:.3g} (a P value needs two games on "
+        "each side)."
+    ),
+    "table4_by_side": (
+        "every risk Base shares on its own row (bottom block), and beside them a row pooled over a control's "
+        "risks on one side of p* = {pivot} where it has two or more (top block); a pool never holds p = 0, p* or "
+        "risks from both sides of p*, where the optimal contribution differs. Every row is in the family"
+    ),
+    "table4_printed": (
+        "seed 000's printed table: top block, each control without p = 0 pooled over the risks all of them share "
+        "with Base (a pool that may span p*, as the seed's 0.1 and 0.9 do), its single risks beside it (block "
+        "'beside', not in the family); bottom block, the controls with p = 0 at p = 0. The divisor counts the "
+        "printed cells: one Base row per model plus its comparisons (7 per model in the seed)"
     ),
     "table5": (
         "Units a model seat gives per game before and after the outcome is settled, beside {others} scripted "
@@ -60,15 +70,32 @@ CAPTIONS = {
     ),
     "value_questions": (
         "In-game value questions (design 2 'with questions'; seed 000 abstract: models 'correctly identified "
-        "which action offered the higher expected payoff ... yet their contributions changed little'). First "
-        "table: per model, condition, risk p and question, the share of correct answers out of those asked "
-        "with its {confidence:g}% Wilson interval; answers that could not be read are counted by status "
-        "(invalid, empty, truncated, refused, failed), never read as an option; beside it the model's mean "
-        "seat total in the same games and the total the correct answer implies (0 below p* = {pivot}, the fair "
-        "share {optimal_share} above, either at p*). Second table: mean units per round after the question round by seats "
-        "that answered correctly and wrongly; difference: mean over games with both kinds of seat of "
-        "(correct - wrong), the game as the unit, two-sided sign-flip permutation test "
-        "(scipy.stats.permutation_test); unreadable answers' seats counted and left out."
+        "which action offered the higher expected payoff ... yet their contributions changed little'). "
+        "Knows versus does: per model, condition and question, the readable answers below and above the pivot "
+        "p* = {pivot} (p* itself left out), where the correct answer of higher_payoff switches from A to B: share "
+        "correct on each side, the most frequent answer, the share of games whose majority answer is correct and "
+        "both_sides (their product: the share of pairs of games, one on each side, that both answer correctly); "
+        "switch: the share answering the option correct above p* above minus below (0 for a model that answers "
+        "the same letter at every risk, 1 for one that switches as the payoffs do) with a one-sided permutation "
+        "P over games (scipy.stats.permutation_test); verdict: knows (a majority correct on both sides), same "
+        "answer on both sides (a letter preference, never knowledge), does not know, or not testable (a side "
+        "without answers, or a question whose correct answer does not switch); beside them the change of the mean "
+        "seat total from below to above p*, the change the correct answers imply (0 -> {optimal_share}) and the change the "
+        "model's own answers imply (A: 0, B: the fair share {fair_share}, C: none). Answer distribution: every option's count per risk. "
+        "Share correct: per risk, correct answers out of those asked with the {confidence:g}% Wilson interval; "
+        "answers that could not be read are counted by status (invalid, empty, truncated, refused, failed), never "
+        "read as an option. After the question: mean units per round by seats that answered correctly and "
+        "wrongly; difference: mean over games with both kinds of seat of (correct - wrong), two-sided sign-flip "
+        "permutation test."
+    ),
+    "replicator": (
+        "The discrete replicator map x' = x (c + f_A) / (c + mean f) on the edge of every pair of models, per risk "
+        "(seed 000 Section 3.3's seat payoffs; background c = {background:g}; groups of {players} drawn from an infinite "
+        "population, workflow_scripts/evolution/replicator.py): its rest points (share_a: the share of model_a; 0 "
+        "and 1 are the pure populations), the payoff there, the modulus of the map's eigenvalue and the stability "
+        "(stable below 1, unstable above, neutral at 1). Beside them the Fermi process at the run's largest N: "
+        "rho_a_invades_b, the fixation probability of one model_a mutant among model_b residents, against neutral "
+        "1/N. A pair lacking a seat split or a self-play at a risk is listed under 'skipped'."
     ),
     "selection": (
         "Rare-mutation Fermi selection (beta = {beta:g}) over the models of the mixed tables, from base-prompt "
@@ -84,7 +111,7 @@ NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "ei
 
 def game_fields(rules: Rules) -> dict[str, str]:
     """The game's numbers as the captions write them (seed 000: players 6, others ``five``, endowment
-    40, target 120, reached_optimum 20 = E - F*, optimal_share 20, pivot ``1/2``, exact_split
+    40, target 120, reached_optimum 20 = E - F*, optimal_share 20, fair_share 20, pivot ``1/2``, exact_split
     ``2 in every round``)."""
     others = rules.n_seats - 1
     share = optimal_share(rules)
@@ -98,7 +125,7 @@ def game_fields(rules: Rules) -> dict[str, str]:
     return {
         "players": str(rules.n_seats), "others": NUMBER_WORDS[others] if others < len(NUMBER_WORDS) else str(others),
         "endowment": str(rules.endowment), "target": str(rules.target), "optimal_share": f"{share:g}",
-        "reached_optimum": f"{rules.endowment - share:g}", "exact_split": exact,
+        "reached_optimum": f"{rules.endowment - share:g}", "fair_share": f"{rules.fair_share:g}", "exact_split": exact,
         "pivot": str(Fraction(least_reachable_pool(rules), rules.n_seats * rules.endowment)),
     }
 

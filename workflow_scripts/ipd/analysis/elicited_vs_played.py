@@ -15,13 +15,18 @@ a round without a valid move of either player gives no transition into or out of
   geometric mean probability per move exp(log L / moves). Computed for the elicited strategy (its
   point estimate), the played strategy (the maximum) and every reference strategy
   (:func:`workflow_scripts.gametheory.known.known_memory1`).
-- **Test of "plays as it says"** (likelihood ratio; H0: in every state observed both in play and in
-  the elicitation, the play's P(L) equals the elicited one). Sampled elicitation (m_s answers, j_s of
-  them L): per state the two-binomial G statistic 2 [ln L(k/n, j/m) - ln L(pooled)], so the
-  elicitation's own sampling noise is part of the null; from log-probabilities (a probability q_s,
-  no counts): the one-sample G = 2 [ln L(k/n) - ln L(q_s)]. G = sum over states, df = number of
-  states tested, P = chi2.sf(G, df) (Wilks). A state elicited with q_s in {0, 1} against a move of
-  the other kind gives G = inf, P = 0.
+- **Test of "plays as it says"**, a *two-sample* likelihood-ratio test (H0: in every state
+  observed both in play and in the elicitation, the play's P(L) equals the elicitation's; neither is
+  known exactly, both are samples) where the elicitation sampled answers, a one-sample test against
+  q_s where it gave a probability from log-probabilities
+  (:mod:`workflow_scripts.ipd.analysis.likelihood_ratio`): G = sum of the per-state G_s over the
+  states tested; df = the *informative* states among them (a state whose pooled moves are all L or
+  all R adds G_s = 0 and no degree of freedom), P = chi2.sf(G, df) (Wilks), beside a
+  parametric-bootstrap P that needs no large-sample approximation. A state elicited with q_s in
+  {0, 1} against a move of the other kind gives G = inf, P = 0.
+- **Power**: the smallest difference of P(L) in every tested state that the test detects with the
+  configured power at level alpha (``detectable``), given these numbers of moves and answers: a
+  large value says a P above alpha is no evidence of "plays as it says".
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ import pandas as pd
 from scipy.special import xlogy
 
 from workflow_scripts.ipd.analysis.actual_play import valid_moves
+from workflow_scripts.ipd.analysis.likelihood_ratio import (
+    TestSettings, bootstrap_p, chi2_p, detectable_difference, g_per_state, informative,
+)
 from workflow_scripts.ipd.design.conditions import Condition
 from workflow_scripts.ipd.design.labels import STANDARD
 from workflow_scripts.ipd.design.scenarios import scenarios
@@ -43,11 +51,12 @@ STATES = scenarios("memory1")
 """round1, LL, LR, RL, RR (outcome of the previous round, own move first)."""
 KEYS = ["model", "condition", "treatment"]
 STATE_COLUMNS = KEYS + ["state", "play_n", "play_L", "play_p", "play_low", "play_high", "elicited_n",
-                        "elicited_L", "elicited_p", "elicited_low", "elicited_high", "observed", "tested", "G"]
+                        "elicited_L", "elicited_p", "elicited_low", "elicited_high", "observed", "tested", "informative",
+                        "G"]
 SUMMARY_COLUMNS = KEYS + ["elicited_experiment", "elicited_condition", "moves", "states_observed",
                           "not_observed", "loglik_elicited", "per_move_elicited", "loglik_played",
                           "per_move_played", "best_reference", "loglik_best_reference", "per_move_best_reference",
-                          "G", "df", "p_value"]
+                          "test", "states_tested", "G", "df", "p_value", "p_bootstrap", "detectable"]
 
 
 def elicited_condition(play: Condition, candidates: Iterable[Condition]) -> Condition | None:
@@ -101,23 +110,14 @@ def log_likelihood(n: np.ndarray, k: np.ndarray, q: np.ndarray) -> float:
         return float(np.sum(xlogy(k[seen], q[seen]) + xlogy(n[seen] - k[seen], 1 - q[seen])))
 
 
-def _g_two_sample(n: float, k: float, m: float, j: float) -> float:
-    pooled = (k + j) / (n + m)
-    return 2 * (log_likelihood([n], [k], [k / n]) + log_likelihood([m], [j], [j / m])
-                - log_likelihood([n, m], [k, j], [pooled, pooled]))
-
-
-def _g_one_sample(n: float, k: float, q: float) -> float:
-    return 2 * (log_likelihood([n], [k], [k / n]) - log_likelihood([n], [k], [q]))
-
-
 def per_move(loglik: float, moves: int) -> float:
     """exp(log L / moves): geometric mean probability given to each move (0 if log L = -inf)."""
     return math.exp(loglik / moves) if moves else math.nan
 
 
 def compare(counts: pd.DataFrame, elicited: Mapping[str, tuple[float, float | None, float | None]],
-            references: Mapping[str, np.ndarray], confidence: float = 0.95) -> tuple[list[dict], dict]:
+            references: Mapping[str, np.ndarray], confidence: float = 0.95,
+            settings: TestSettings = TestSettings()) -> tuple[list[dict], dict]:
     """State rows and the summary of one model x condition (module docstring).
 
     Args:
@@ -126,31 +126,23 @@ def compare(counts: pd.DataFrame, elicited: Mapping[str, tuple[float, float | No
             probability estimated from log-probabilities, P(L) NaN for a scenario with no estimate.
         references: {name: memory-1 vector (p0, pLL, pLR, pRL, pRR)}.
         confidence: of the Wilson intervals.
+        settings: of the bootstrap and the power (:class:`TestSettings`).
 
     Returns:
-        (state rows with :data:`STATE_COLUMNS` minus KEYS, summary fields moves .. p_value).
+        (state rows with :data:`STATE_COLUMNS` minus KEYS, summary fields moves .. detectable).
     """
     by_state = counts.set_index("state").reindex(list(STATES))
     n, k = by_state["n"].to_numpy(float), by_state["n_L"].to_numpy(float)
-    q = np.array([elicited.get(s, (math.nan, None, None))[0] for s in STATES], float)
-    rows, g_total, df = [], 0.0, 0
-    for i, state in enumerate(STATES):
-        p_hat, m, j = elicited.get(state, (math.nan, None, None))
-        observed, known = n[i] > 0, not math.isnan(p_hat)
-        g = math.nan
-        if observed and known:
-            g = _g_two_sample(n[i], k[i], m, j) if m else _g_one_sample(n[i], k[i], p_hat)
-            g_total, df = g_total + g, df + 1
-        e_low, e_high = wilson_interval(j, m, confidence) if m else (p_hat, p_hat)
-        p_low, p_high = wilson_interval(int(k[i]), int(n[i]), confidence)
-        rows.append({"state": state, "play_n": int(n[i]), "play_L": int(k[i]),
-                     "play_p": k[i] / n[i] if observed else math.nan, "play_low": p_low, "play_high": p_high,
-                     "elicited_n": m, "elicited_L": j, "elicited_p": p_hat, "elicited_low": e_low,
-                     "elicited_high": e_high, "observed": bool(observed), "tested": bool(observed and known), "G": g})
-    from scipy.stats import chi2  # on first use: scipy.stats costs a job ~1 s to import (issue 16)
-
-    moves = int(n.sum())
-    seen = n > 0
+    entries = [elicited.get(s, (math.nan, None, None)) for s in STATES]
+    q = np.array([e[0] for e in entries], float)
+    m = np.array([e[1] if e[1] else math.nan for e in entries], float)
+    j = np.array([e[2] if e[1] else math.nan for e in entries], float)
+    tested = (n > 0) & ~np.isnan(q)
+    g = np.where(tested, g_per_state(n, k, m, j, q), math.nan)
+    useful = tested & informative(n, k, m, j, q)
+    rows = [_state_row(state, n[i], k[i], q[i], entries[i], bool(tested[i]), bool(useful[i]), g[i], confidence)
+            for i, state in enumerate(STATES)]
+    moves, seen = int(n.sum()), n > 0
     played = np.where(seen, k / np.where(seen, n, 1), math.nan)
     ll_elicited = log_likelihood(n, k, q) if not np.isnan(q[seen]).any() else math.nan
     ll_played = log_likelihood(n, k, played)
@@ -161,9 +153,32 @@ def compare(counts: pd.DataFrame, elicited: Mapping[str, tuple[float, float | No
                "loglik_elicited": ll_elicited, "per_move_elicited": per_move(ll_elicited, moves),
                "loglik_played": ll_played, "per_move_played": per_move(ll_played, moves),
                "best_reference": best, "loglik_best_reference": ll_refs.get(best, math.nan),
-               "per_move_best_reference": per_move(ll_refs.get(best, math.nan), moves),
-               "G": g_total if df else math.nan, "df": df, "p_value": float(chi2.sf(g_total, df)) if df else math.nan}
-    return rows, summary
+               "per_move_best_reference": per_move(ll_refs.get(best, math.nan), moves)}
+    return rows, summary | _test(n[tested], k[tested], m[tested], j[tested], q[tested], int(useful.sum()), settings)
+
+
+def _test(n, k, m, j, q, df: int, settings: TestSettings) -> dict:
+    """The test fields of a summary over the tested states (module docstring)."""
+    if not len(n):
+        return {"test": "none", "states_tested": 0, "G": math.nan, "df": 0, "p_value": math.nan,
+                "p_bootstrap": math.nan, "detectable": math.nan}
+    sampled = ~np.isnan(m)
+    kind = "two-sample" if sampled.all() else ("one-sample" if not sampled.any() else "two-sample and one-sample")
+    g = float(np.sum(g_per_state(n, k, m, j, q)))
+    return {"test": kind, "states_tested": len(n), "G": g, "df": df, "p_value": float(chi2_p(g, df)),
+            "p_bootstrap": bootstrap_p(n, k, m, j, q, settings.bootstrap, settings.seed),
+            "detectable": detectable_difference(n, m, j, q, settings)}
+
+
+def _state_row(state: str, n: float, k: float, q: float, entry: tuple, tested: bool, useful: bool, g: float,
+               confidence: float) -> dict:
+    p_hat, m, j = entry
+    e_low, e_high = wilson_interval(j, m, confidence) if m else (p_hat, p_hat)
+    p_low, p_high = wilson_interval(int(k), int(n), confidence)
+    return {"state": state, "play_n": int(n), "play_L": int(k), "play_p": k / n if n > 0 else math.nan,
+            "play_low": p_low, "play_high": p_high, "elicited_n": m, "elicited_L": j, "elicited_p": p_hat,
+            "elicited_low": e_low, "elicited_high": e_high, "observed": bool(n > 0), "tested": tested,
+            "informative": useful, "G": g}
 
 
 def elicited_entries(estimates: pd.DataFrame, model: str, experiment: str, condition: str) -> dict:
@@ -183,7 +198,8 @@ def elicited_entries(estimates: pd.DataFrame, model: str, experiment: str, condi
 
 
 def elicited_vs_played(moves: pd.DataFrame, estimates: pd.DataFrame, matched: Mapping[str, tuple[str, str]],
-                       references: Mapping[str, np.ndarray], confidence: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+                       references: Mapping[str, np.ndarray], confidence: float = 0.95,
+                       settings: TestSettings = TestSettings()) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Both tables for one play experiment.
 
     Args:
@@ -192,6 +208,7 @@ def elicited_vs_played(moves: pd.DataFrame, estimates: pd.DataFrame, matched: Ma
         matched: {play condition id: (elicitation experiment, its condition id)} (:func:`elicited_condition`);
             play conditions without one are left out.
         references: reference memory-1 strategies.
+        settings: of the test's bootstrap and power (:class:`TestSettings`).
 
     Returns:
         (summary with :data:`SUMMARY_COLUMNS`, states with :data:`STATE_COLUMNS`).
@@ -203,7 +220,7 @@ def elicited_vs_played(moves: pd.DataFrame, estimates: pd.DataFrame, matched: Ma
             continue
         experiment, condition = matched[keys[1]]
         rows, summary = compare(part, elicited_entries(estimates, keys[0], experiment, condition), references,
-                                confidence)
+                                confidence, settings)
         head = dict(zip(KEYS, keys))
         states += [{**head, **row} for row in rows]
         summaries.append({**head, "elicited_experiment": experiment, "elicited_condition": condition, **summary})

@@ -14,8 +14,6 @@ from __future__ import annotations
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.estimates import GROUP, SAMPLED, probability_estimates
-from workflow_scripts.ipd.figures.cooperation import wilson_errors
-from workflow_scripts.plotting import legend_below, panel_columns, panel_grid, plt
 from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES
 from workflow_scripts.llm.spec import LOGPROBS
 
@@ -77,36 +75,6 @@ def check_tables(check: pd.DataFrame) -> dict[str, pd.DataFrame]:
             "fallback": part["fallback"].fillna(""),
         }).set_index(["model", "scenario"])
     return tables
-
-
-def check_figure(check: pd.DataFrame, title: str) -> plt.Figure:
-    """One panel per condition: per scenario the sampled share with its 95% Wilson interval (circles,
-    one colour per model) and the probability from log-probabilities (black diamonds)."""
-    conditions = list(pd.unique(check["condition"]))
-    models = list(pd.unique(check["model"]))
-    scenarios = list(pd.unique(check["scenario"]))
-    fig, axes = panel_grid(len(conditions), panel_columns(len(conditions)), width=3.6)
-    colors = plt.get_cmap("tab10")
-    width = 0.6 / max(len(models), 1)
-    for ax, condition in zip(axes, conditions):
-        for i, model in enumerate(models):
-            part = check[(check["condition"] == condition) & (check["model"] == model)]
-            part = part.set_index("scenario").reindex(scenarios)
-            x = [j + (i - (len(models) - 1) / 2) * width for j in range(len(scenarios))]
-            ax.errorbar(x, part["p_sampled"], yerr=wilson_errors(part.rename(columns={"p_sampled": "p_L"})), fmt="o",
-                        capsize=3, color=colors(i % 10), label=f"{model}: sampled share, 95% Wilson interval")
-            ax.plot(x, part["p_probability"], "D", color="black", markersize=5,
-                    label="probability from log-probabilities" if i == 0 else None)
-        ax.set_xticks(range(len(scenarios)), [SCENARIO_TITLES.get(s, s) for s in scenarios], fontsize=7)
-        ax.set_ylim(-0.05, 1.05)
-        ax.set_title(f"condition: {condition}", fontsize=9)
-        ax.set_ylabel("P(L)" if ax.get_subplotspec().is_first_col() else "")
-    legend_below(fig, *axes[0].get_legend_handles_labels(), title="", columns=2)
-    inside = check_summary(check)
-    counts = "; ".join(f"{r.model}: {r.inside} of {r.compared} inside" for r in inside.itertuples())
-    fig.suptitle(f"{title}: P(L) from log-probabilities beside the sampled share ({counts})", fontsize=10)
-    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
-    return fig
 
 
 def _number(value) -> str:

@@ -265,7 +265,8 @@ def analysis_settings(ipd: dict) -> dict:
     from workflow_scripts.gametheory.known import known_memory1
 
     settings = {**defaults("ipd_analysis"), **(ipd.get("analysis") or {})}
-    settings["confidence"] = {**defaults("ipd_analysis", "confidence"), **(settings.get("confidence") or {})}
+    for nested in ("confidence", "elicited_vs_played", "replicator"):
+        settings[nested] = {**defaults("ipd_analysis", nested), **(settings.get(nested) or {})}
     known = known_memory1(STANDARD_PAYOFFS)
     unknown = [name for name in settings["tournament_references"] if name not in known]
     if unknown:

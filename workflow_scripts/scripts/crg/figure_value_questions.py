@@ -14,6 +14,7 @@ from workflow_scripts.scripts.logs import rule_log
 snakemake = globals()["snakemake"]
 
 with rule_log(snakemake.log[0]):
-    figure = knowledge_figure(pd.read_csv(snakemake.input.knowledge), pd.read_csv(snakemake.input.play),
-                              list(snakemake.params.models), Rules.from_config(snakemake.params.game))
+    answers = pd.read_csv(snakemake.input.answers, dtype={"answer": str, "correct_answer": str})
+    figure = knowledge_figure(answers, pd.read_csv(snakemake.input.knowledge), list(snakemake.params.models),
+                              list(snakemake.params.run_models), Rules.from_config(snakemake.params.game))
     save(figure, [snakemake.output.png, snakemake.output.pdf])

@@ -18,4 +18,5 @@ with rule_log(snakemake.log[0]):
     frames = {name: pd.read_csv(path, dtype={"label": str}) for name, path in snakemake.input.items()}
     models, rules = list(snakemake.params.models), Rules.from_config(snakemake.params.game)
     save(pair_figure(frames["pairs"], models, rules), [out.fig3_png, out.fig3_pdf])
-    save(mixed_figure(frames["replacement"], frames["contributions"], models, rules), [out.fig4_png, out.fig4_pdf])
+    save(mixed_figure(frames["replacement"], frames["contributions"], models, list(snakemake.params.run_models), rules),
+         [out.fig4_png, out.fig4_pdf])

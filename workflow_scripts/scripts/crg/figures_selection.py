@@ -16,8 +16,9 @@ out = snakemake.output
 
 with rule_log(snakemake.log[0]):
     frames = {name: pd.read_csv(path, dtype={"label": str}) for name, path in snakemake.input.items()}
-    models, beta = list(snakemake.params.models), snakemake.params.beta
+    models, beta, run_models = list(snakemake.params.models), snakemake.params.beta, list(snakemake.params.run_models)
     save(selection_figure(frames["stationary"], frames["weighted"], frames["payoffs"], models,
-                          list(snakemake.params.payoff_risks), beta,
+                          list(snakemake.params.payoff_risks), beta, run_models,
                           Rules.from_config(snakemake.params.game)), [out.fig5_png, out.fig5_pdf])
-    save(invasion_figure(frames["fixation"], frames["stationary"], models, beta), [out.figS7_png, out.figS7_pdf])
+    save(invasion_figure(frames["fixation"], frames["stationary"], models, beta, run_models),
+         [out.figS7_png, out.figS7_pdf])

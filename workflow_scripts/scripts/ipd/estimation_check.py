@@ -8,8 +8,7 @@ hand_over(globals())  # in a local run its warm interpreter runs this job, its i
 
 import pandas as pd
 
-from workflow_scripts.ipd.analysis.estimation_check import check_figure, check_summary, check_tables, estimation_check
-from workflow_scripts.plotting import save
+from workflow_scripts.ipd.analysis.estimation_check import check_summary, check_tables, estimation_check
 from workflow_scripts.ipd.design.labels import canonical_actions
 from workflow_scripts.ipd.tables.strategies import markdown_document, markdown_section
 from workflow_scripts.scripts.logs import rule_log
@@ -35,6 +34,5 @@ with rule_log(snakemake.log[0]) as log:
             "If the probability is the sampled answers' true P(L), about 95% of the scenarios lie inside "
             "their 95% Wilson interval.",
         ))
-    save(check_figure(check, experiment), [snakemake.output.png, snakemake.output.pdf])
     for row in summary.itertuples():
         log.info("%s: %d of %d scenarios inside their interval", row.model, row.inside, row.compared)

@@ -19,11 +19,11 @@ wildcards = dict(snakemake.wildcards.items())
 
 with rule_log(snakemake.log[0]):
     estimates, title = standard_only(pd.read_csv(snakemake.input.estimates)), wildcards["experiment"]
-    kind = wildcards["figure"]
+    kind, models = wildcards["figure"], list(snakemake.params.models)
     if kind == "parameters":
-        figure = parameter_figure(estimates, parameter_axis(estimates), title)
+        figure = parameter_figure(estimates, parameter_axis(estimates), title, models)
     elif kind == "framings":
-        figure = framing_figure(estimates, dict(snakemake.params.groups), title)
+        figure = framing_figure(estimates, dict(snakemake.params.groups), title, models)
     else:
-        figure = memory2_figure(estimates, title)
+        figure = memory2_figure(estimates, title, models)
     save(figure, [snakemake.output.png, snakemake.output.pdf])

@@ -6,7 +6,6 @@ hand_over(globals())  # in a local run its warm interpreter runs this job, its i
 
 import pandas as pd
 
-from workflow_scripts.ipd.figures.cooperation import strategy_readings
 from workflow_scripts.plotting import save
 from workflow_scripts.ipd.figures.payoffs import payoff_range_figure
 from workflow_scripts.scripts.logs import rule_log
@@ -14,6 +13,6 @@ from workflow_scripts.scripts.logs import rule_log
 snakemake = globals()["snakemake"]
 
 with rule_log(snakemake.log[0]):
-    readings = strategy_readings(pd.read_csv(snakemake.input.strategies, keep_default_na=False, na_values=[""]))
-    figure = payoff_range_figure(pd.read_csv(snakemake.input.classes), snakemake.wildcards.experiment, readings)
+    figure = payoff_range_figure(pd.read_csv(snakemake.input.classes), snakemake.wildcards.experiment,
+                                 list(snakemake.params.models))
     save(figure, [snakemake.output.png, snakemake.output.pdf])

@@ -13,5 +13,6 @@ from workflow_scripts.scripts.logs import rule_log
 snakemake = globals()["snakemake"]
 
 with rule_log(snakemake.log[0]):
-    figure = play_figure(pd.read_csv(snakemake.input.by_round), snakemake.wildcards.experiment)
+    figure = play_figure(pd.read_csv(snakemake.input.by_round), snakemake.wildcards.experiment,
+                         list(snakemake.params.models))
     save(figure, [snakemake.output.png, snakemake.output.pdf])

@@ -14,7 +14,8 @@ snakemake = globals()["snakemake"]
 
 with rule_log(snakemake.log[0]):
     summary, standings = pd.read_csv(snakemake.input.summary), pd.read_csv(snakemake.input.standings)
-    save(wins_figure(pd.read_csv(snakemake.input.wins)), [snakemake.output.wins_png, snakemake.output.wins_pdf])
-    save(totals_figure(standings, summary), [snakemake.output.totals_png, snakemake.output.totals_pdf])
-    figure = propensities_figure(pd.read_csv(snakemake.input.propensities))
+    models = list(snakemake.params.models)
+    save(wins_figure(pd.read_csv(snakemake.input.wins), models), [snakemake.output.wins_png, snakemake.output.wins_pdf])
+    save(totals_figure(standings, summary, models), [snakemake.output.totals_png, snakemake.output.totals_pdf])
+    figure = propensities_figure(pd.read_csv(snakemake.input.propensities), models)
     save(figure, [snakemake.output.propensities_png, snakemake.output.propensities_pdf])

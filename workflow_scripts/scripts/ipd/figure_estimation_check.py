@@ -1,0 +1,17 @@
+"""Rule ipd_figure_estimation_check: the probability method beside the sampled answers (figure)."""
+
+from workflow_scripts.scripts.warm import hand_over
+
+hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
+
+import pandas as pd
+
+from workflow_scripts.ipd.figures.estimation_check import check_figure
+from workflow_scripts.plotting import save
+from workflow_scripts.scripts.logs import rule_log
+
+snakemake = globals()["snakemake"]
+
+with rule_log(snakemake.log[0]):
+    figure = check_figure(pd.read_csv(snakemake.input.check), snakemake.wildcards.experiment, list(snakemake.params.models))
+    save(figure, [snakemake.output.png, snakemake.output.pdf])
