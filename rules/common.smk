@@ -16,7 +16,7 @@ from workflow_scripts.config.schema import defaults  # noqa: E402
 from workflow_scripts.crg.design.groups import analysis_conditions, mixed_models  # noqa: E402
 from workflow_scripts.crg.design.jobs import find_job, job_templates, planned_jobs  # noqa: E402
 from workflow_scripts.crg.query.prompts import PROMPT_LAYOUT as CRG_PROMPT_LAYOUT  # noqa: E402
-from workflow_scripts.crg.design.settings import analysis_settings as crg_analysis_settings, crg_settings  # noqa: E402
+from workflow_scripts.crg.design.settings import analysis_settings as crg_analysis_settings, crg_settings, game_block  # noqa: E402
 from workflow_scripts.workflow.checks import config_problems, idle_warnings, selection, served_together_warnings  # noqa: E402
 from workflow_scripts.ipd.design.conditions import STANDARD_PAYOFFS, analysis_settings, check_framing_groups, enabled_experiments, experiment_conditions, experiment_estimation, neutral_framings  # noqa: E402
 from workflow_scripts.ipd.design.labels import STANDARD as STANDARD_LABELS  # noqa: E402
@@ -382,6 +382,7 @@ CRG_SETTINGS = crg_settings(config) if "crg" in config else defaults("crg")
 CRG_JOBS = planned_jobs(config, SELECTED_MODELS, ONLY_CONDITIONS)
 try:
     CRG_ANALYSIS = crg_analysis_settings(config) if CRG_JOBS else {}
+    CRG_GAME = game_block(config) if "crg" in config else defaults("crg", "game")  # the game's rules: a param
 except ConfigError as error:
     raise WorkflowError(f"config error: {error}") from None
 CRG_TABLES = ["decisions", "games", "questions"]

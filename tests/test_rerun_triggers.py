@@ -174,3 +174,22 @@ def test_an_empty_selection_and_reordered_sections_rerun_nothing(ran):
         cfg.update({"only_models": None, "only_conditions": None, **dict(reversed(sections))})
 
     assert edited(flow, reorder) == {}
+
+
+SEED_000_GAME = {"players": 6, "endowment": 40, "actions": [0, 2, 4], "rounds": 10, "target": 120}
+
+
+def test_the_game_reruns_the_collective_risk_jobs_and_no_ipd_job(ran):
+    """crg.game reaches crg_play (its job params) and the analyses (their `game` param): a new target
+    reruns the self-play job and what reads it, no prisoner's-dilemma job."""
+    flow, _ = ran
+    counts = edited(flow, lambda c: c["crg"].update(game={**SEED_000_GAME, "target": 150}))
+    assert query_jobs(counts) == {"crg_play": 1}
+    assert {"crg_seats", "crg_selfplay", "crg_figure_selfplay"} <= set(counts)
+    assert not [rule for rule in counts if rule.startswith("ipd")]
+
+
+def test_seed_000s_game_written_out_reruns_nothing(ran):
+    """The defaults spelled out in crg.game are the same params: nothing to do."""
+    flow, _ = ran
+    assert edited(flow, lambda c: c["crg"].update(game=dict(SEED_000_GAME))) == {}

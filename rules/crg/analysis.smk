@@ -11,6 +11,8 @@ rule crg_seats:
         "results/crg/seats.parquet",
     log:
         "logs/crg/seats.log",
+    params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -30,6 +32,7 @@ rule crg_selfplay:
     log:
         "logs/crg/selfplay.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
         grid=CRG_GROUPS["grid"],
         draws=CRG_ANALYSIS.get("game_bootstrap_draws"),
@@ -50,6 +53,7 @@ rule crg_controls:
     log:
         "logs/crg/controls.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
         grid=CRG_GROUPS["grid"],
         controls=CRG_GROUPS["controls"],
@@ -74,6 +78,7 @@ rule crg_partners:
     log:
         "logs/crg/partners.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
     conda:
         "../../envs/analysis.yaml"
@@ -91,6 +96,7 @@ rule crg_mixed:
     log:
         "logs/crg/mixed.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_SELECTION_MODELS,
         base_prompt=CRG_GROUPS["base_prompt"],
         confidence=CRG_ANALYSIS.get("confidence"),
@@ -116,6 +122,7 @@ rule crg_selection:
     log:
         "logs/crg/selection.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_SELECTION_MODELS,
         base_prompt=CRG_GROUPS["base_prompt"],
         beta=CRG_ANALYSIS.get("beta"),
@@ -143,6 +150,7 @@ rule crg_value_questions:
     log:
         "logs/crg/value_questions.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
         confidence=CRG_ANALYSIS.get("confidence"),
         resamples=CRG_ANALYSIS.get("permutation_resamples"),
@@ -163,6 +171,7 @@ rule crg_replicator:
     log:
         "logs/crg/replicator.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         background=CRG_ANALYSIS.get("replicator_background"),
     conda:
         "../../envs/analysis.yaml"

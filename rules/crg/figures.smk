@@ -13,6 +13,8 @@ rule crg_figure_selfplay:
         pdf="results/crg/figures/fig2.pdf",
     log:
         "logs/crg/figure_selfplay.log",
+    params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -32,6 +34,7 @@ rule crg_figures_mixed:
     log:
         "logs/crg/figures_mixed.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_SELECTION_MODELS,
         run_models=RUN_MODELS,
     conda:
@@ -54,6 +57,7 @@ rule crg_figures_selection:
     log:
         "logs/crg/figures_selection.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_SELECTION_MODELS,
         beta=CRG_ANALYSIS.get("beta"),
         payoff_risks=CRG_ANALYSIS.get("payoff_risks"),
@@ -74,6 +78,7 @@ rule crg_figure_value_questions:
     log:
         "logs/crg/figure_value_questions.log",
     params:
+        game=CRG_GAME,  # crg.game: the rules behind opt(p), p*, captions and labels
         models=CRG_MODELS,
         run_models=RUN_MODELS,
     conda:

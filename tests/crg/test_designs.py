@@ -125,6 +125,9 @@ def test_decoding_override_leaves_the_config_alone():
         (lambda c: c["designs"]["selfplay"]["conditions"]["base"].update(partner="always_0"),
          r"crg.designs.selfplay.conditions.base.partner: set 'partner'"),
         (lambda c: c["designs"]["scripted"]["conditions"]["always_0"].update(partner="always_5"),
+         r"crg.designs.scripted.conditions.always_0.partner: 'always_5' gives 5, not an action of the game; "
+         r"use one of always_0, always_2, always_4"),
+        (lambda c: c["designs"]["scripted"]["conditions"]["always_0"].update(partner="sometimes_4"),
          r"crg.designs.scripted.conditions.always_0.partner: unknown scripted rule"),
         (lambda c: c["designs"]["mixed"]["conditions"]["base"].update(focal_seats=[6]),
          r"crg.designs.mixed.conditions.base.focal_seats: use seat counts between 1 and 5"),
@@ -212,3 +215,74 @@ def test_analysis_settings_defaults_and_errors():
     crg["analysis"]["population_sizes"] = [6, 5]
     with pytest.raises(ConfigError, match=r"crg.analysis.population_sizes: use sizes of at least one table \(6\)"):
         analysis_settings(config(crg))
+
+
+FOUR_PLAYERS = {"players": 4, "endowment": 30, "actions": [0, 1, 2, 3], "rounds": 10, "target": 100}
+
+
+@pytest.mark.parametrize("game, message", [
+    ({"target": 241}, r"crg.game.target: the target 241 cannot be reached: 6 players x 10 rounds x 4 = 240"),
+    ({"endowment": 39}, r"crg.game.endowment: use at least rounds x largest action = 10 x 4 = 40"),
+    ({"actions": [1, 2, 4]}, r"crg.game.actions: list increasing whole numbers starting at 0"),
+    ({"actions": [0, 4, 2]}, r"crg.game.actions: list increasing whole numbers starting at 0"),
+    ({"actions": [0, 2, 2]}, r"crg.game.actions: list increasing whole numbers starting at 0"),
+    ({"actions": [0]}, r"crg.game.actions: list increasing whole numbers starting at 0 with at least one above 0"),
+    ({"actions": [0, 2.5]}, r"crg.game.actions: use a list of whole numbers"),
+    ({"players": 6.0}, r"crg.game.players: use a whole number, not 6.0"),
+    ({"rounds": True}, r"crg.game.rounds: use a whole number, not True"),
+    ({"players": 1}, r"crg.game.players: use at least 2"),
+    ({"rounds": 0}, r"crg.game.rounds: use at least 1"),
+    ({"target": 0}, r"crg.game.target: use at least 1"),
+    ({"seats": 6}, r"crg.game: unknown field\(s\) \['seats'\]"),
+])
+def test_a_bad_game_names_the_field_and_the_fix_before_any_job(game, message):
+    """Each rule of crg.game refused with its field (flip: drop a check and its case here fails)."""
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    crg["game"] = {**crg["game"], **game}
+    with pytest.raises(ConfigError, match=message):
+        plan_jobs(config(crg), MODELS)
+
+
+def test_the_boundary_games_are_accepted():
+    """Target exactly players x rounds x largest action (6 x 10 x 4 = 240), endowment exactly rounds x
+    largest action (10 x 4 = 40): both playable (flip >= to > in either check: this fails)."""
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    crg["game"] = {**crg["game"], "target": 240, "endowment": 40}
+    assert {job.rules.target for job in plan_jobs(config(crg), MODELS)} == {240}
+
+
+def test_the_default_game_is_seed_000s_and_rides_in_every_jobs_params():
+    """No crg.game: the schema's defaults, seed 000's game; the job's params carry it (a change reruns)."""
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    crg.pop("game")
+    jobs = plan_jobs(config(crg), MODELS)
+    assert {(j.rules.n_seats, j.rules.endowment, j.rules.actions, j.rules.n_rounds, j.rules.target) for j in jobs} == {
+        (6, 40, (0, 2, 4), 10, 120)}
+    assert Job.from_params(json.loads(json.dumps(jobs[0].to_params()))) == jobs[0]
+
+
+def test_conditions_are_checked_against_the_configured_game():
+    """Four players, actions 0-3, ten rounds: a split of 3 + 1 is the largest, always_3 is a partner,
+    always_4 is not, question rounds stop at 10, and scripted tables seat 1 model + 3 partners."""
+    crg = copy.deepcopy(FRAGMENT["crg"])
+    crg["game"] = FOUR_PLAYERS
+    crg["designs"]["mixed"]["conditions"]["base"]["focal_seats"] = [1, 2, 3]
+    crg["designs"]["scripted"]["conditions"]["always_4"]["partner"] = "always_3"
+    jobs = plan_jobs(config(crg), MODELS)
+    scripted = next(j for j in jobs if j.design == "scripted" and j.condition.partner == "always_3")
+    assert scripted.players(scripted.cells[0]) == ["m1"] + ["scripted:always_3"] * 3
+    for edit, message in (
+        (lambda c: c["designs"]["mixed"]["conditions"]["base"].update(focal_seats=[4]),
+         r"focal_seats: use seat counts between 1 and 3 \(crg.game.players - 1\)"),
+        (lambda c: c["designs"]["scripted"]["conditions"]["always_4"].update(partner="always_4"),
+         r"partner: 'always_4' gives 4, not an action of the game; use one of always_0, always_1, always_2, always_3"),
+        (lambda c: c["designs"]["controls"]["conditions"]["questions"].update(question_rounds=[11]),
+         r"question_rounds: use rounds between 1 and 10 \(crg.game.rounds\)"),
+        (lambda c: c["analysis"].update(population_sizes=[3]),
+         r"crg.analysis.population_sizes: use sizes of at least one table \(4\)"),
+    ):
+        broken = copy.deepcopy(crg)
+        edit(broken)
+        with pytest.raises(ConfigError, match=message):
+            plan_jobs(config(broken), MODELS)
+            analysis_settings(config(broken))

@@ -20,7 +20,7 @@ def test_paper_overlay_matches_the_schema():
     config = merged_config([BASE, PAPER])
     jsonschema.Draft202012Validator(schema).validate(config)
     broken = copy.deepcopy(config)
-    broken["crg"]["analysis"]["population_sizes"] = [4]
+    broken["crg"]["analysis"]["population_sizes"] = [1]
     assert not jsonschema.Draft202012Validator(schema).is_valid(broken)
 
 

@@ -307,3 +307,17 @@ def test_payoff_table_and_weighted_target_rate():
     stationary = pd.DataFrame({"population": 6, "p": 0.9, "model": ["a", "b"], "mass": [0.25, 0.75]})
     weighted = weighted_target_rates(stationary, target_rates(seats)).iloc[0]
     assert (weighted["weighted_target_rate"], weighted["top_model"]) == (0.25, "b")
+
+
+def test_table4_by_side_pools_on_the_sides_of_the_games_pivot():
+    """The by_side pools split at the configured game's p*: four players, 40 units, target 100 give
+    p* = 25 / 40 = 0.625, so 0.5 and 0.6 pool below and 0.7 and 0.9 above; with seed 000's rules
+    (p* = 1/2) 0.5 is p* itself and 0.6, 0.7, 0.9 pool above."""
+    from workflow_scripts.gametheory.collective_risk import Rules
+
+    four = Rules(n_seats=4, endowment=40, n_rounds=10, actions=(0, 1, 2, 3), target=100)
+    base, control = [0.0, 0.5, 0.6, 0.7, 0.9, 1.0], {"c": [0.5, 0.6, 0.7, 0.9]}
+    pools = {c.scope: c.risks for c in comparison_plan(base, control, "by_side", four) if c.block == "top"}
+    assert pools == {"pooled below p*": (0.5, 0.6), "pooled above p*": (0.7, 0.9)}
+    seed = {c.scope: c.risks for c in comparison_plan(base, control, "by_side") if c.block == "top"}
+    assert seed == {"pooled above p*": (0.6, 0.7, 0.9)}

@@ -9,6 +9,7 @@ import pytest
 
 from workflow_scripts.gametheory.collective_risk import (
     SEED_000_RULES as RULES,
+    is_exact_split,
     GameState,
     Rules,
     catastrophe_draw,
@@ -182,3 +183,31 @@ def test_a_reached_target_is_never_destroyed_and_one_step_short_is_exposed():
     assert missed.pool == 118 and not missed.target_reached and missed.catastrophe
     assert [s.total for s in missed.seats] == [18] + [20] * 5
     assert [s.realised_payoff for s in missed.seats] == [0] * 6
+
+
+@pytest.mark.parametrize("rules, played, exact", [
+    (RULES, (2,) * 10, True),                                     # seed 000: 2 in every round
+    (RULES, (4,) * 5 + (0,) * 5, False),                          # 20 in all, but not evenly
+    (Rules(n_seats=4, target=100, actions=(0, 1, 2, 3)), (3,) * 5 + (2,) * 5, True),   # 25 from 3s and 2s
+    (Rules(n_seats=4, target=100, actions=(0, 1, 2, 3)), (2, 3) * 5, True),            # in any order
+    (Rules(n_seats=4, target=100, actions=(0, 1, 2, 3)), (3,) * 10, False),            # 30: past the share
+    (Rules(n_seats=4, target=100, actions=(0, 1, 2, 3)), (3,) * 8 + (1,) * 2, False),  # 26 and a 1
+    (Rules(n_seats=4, target=100, actions=(0, 1, 2, 3)), (3,) * 9, False),             # nine rounds only
+    (Rules(n_seats=4, target=100), (2,) * 10, False),             # 25 cannot be made of 2s and 4s
+])
+def test_the_exact_split_of_any_game(rules, played, exact):
+    """Every round one of the actions next to the fair share per round, and the fair share in all
+    (flip: drop the total's check and the 3s-only case passes as a split)."""
+    assert is_exact_split(played, rules) is exact
+
+
+def test_fair_action_is_the_action_nearest_the_fair_share_per_round():
+    """Seed 000: 120 / (6 x 10) = 2, an action; 100 / (4 x 10) = 2.5 between 2 and 3: the smaller; a
+    fair 3.25 (130 / 40) is nearest 3; a fair 0.25 (10 / 40) nearest 0."""
+    from workflow_scripts.gametheory.collective_risk import fair_action
+
+    assert fair_action(Rules()) == 2
+    four = dict(n_seats=4, endowment=40, n_rounds=10, actions=(0, 1, 2, 3, 4))
+    assert fair_action(Rules(**four, target=100)) == 2
+    assert fair_action(Rules(**four, target=130)) == 3
+    assert fair_action(Rules(**four, target=10)) == 0

@@ -140,16 +140,16 @@ def even_logprobs(options) -> list[dict]:
     return [{"token": options[0], "logprob": top[0]["logprob"], "top_logprobs": top}]
 
 
-def jobs():
-    """The query jobs of :data:`KEY_CONFIG`, as a run would start them."""
-    return plan_jobs(validated(json.loads(json.dumps(KEY_CONFIG))), REPO)
+def jobs(config: dict = KEY_CONFIG):
+    """The query jobs of :data:`KEY_CONFIG` (or ``config``), as a run would start them."""
+    return plan_jobs(validated(json.loads(json.dumps(config))), REPO)
 
 
-def recorded(unreadable: set | None = None) -> list[dict]:
-    """Every request of every job of :data:`KEY_CONFIG` with its key, in the jobs' order (``unreadable``:
-    see :class:`Recorder`)."""
+def recorded(unreadable: set | None = None, config: dict = KEY_CONFIG) -> list[dict]:
+    """Every request of every job of :data:`KEY_CONFIG` (or ``config``) with its key, in the jobs' order
+    (``unreadable``: see :class:`Recorder`)."""
     records: list[dict] = []
-    for job in jobs():
+    for job in jobs(config):
         models = {name: Recorder(ModelSpec.from_config(name, entry), job.study, job.experiment, records, unreadable)
                   for name, entry in job.entries.items()}
         asyncio.run(job.play(models))
@@ -182,6 +182,36 @@ def test_the_jobs_ask_the_same_requests_under_the_same_keys():
     now, then = sorted(now, key=identity), sorted(then, key=identity)
     changed = [(a["label"], a["key"], b["key"]) for a, b in zip(now, then) if a != b]
     assert not changed[:5] and len(now) == len(then), f"{len(changed)} requests differ, first: {changed[:5]}"
+
+
+def with_game(**game) -> dict:
+    """:data:`KEY_CONFIG` with ``crg.game`` set to seed 000's game updated by ``game``."""
+    config = json.loads(json.dumps(KEY_CONFIG))
+    config["crg"]["game"] = {"players": 6, "endowment": 40, "actions": [0, 2, 4], "rounds": 10, "target": 120, **game}
+    return config
+
+
+def test_seed_000s_game_written_out_in_config_asks_the_pinned_requests():
+    """``crg.game`` spelled out with the defaults (6 players, 40 units, 0/2/4, 10 rounds, target 120)
+    gives every pinned collective-risk request under its pinned key: the game enters the cache
+    identity only through the prompt text."""
+    then = fixture()
+    unreadable = {identity(r) for r in then if r["text"] == UNREADABLE and "/reask=" not in r["replicate"]}
+    now = sorted((r for r in recorded(unreadable, with_game()) if r["study"] == "crg"), key=identity)
+    then = sorted((r for r in then if r["study"] == "crg"), key=identity)
+    assert len(now) == len(then) and all(a == b for a, b in zip(now, then))
+
+
+def test_another_game_changes_the_collective_risk_prompts_and_nothing_else():
+    """Target 150: every collective-risk request is asked under a new key (its prompt names the target)
+    and every prisoner's-dilemma request keeps its pinned key."""
+    then = fixture()
+    unreadable = {identity(r) for r in then if r["text"] == UNREADABLE and "/reask=" not in r["replicate"]}
+    now = {identity(r): r["key"] for r in recorded(unreadable, with_game(target=150))}
+    pinned = {identity(r): r["key"] for r in then}
+    crg = [name for name in pinned if name[0] == "crg"]
+    assert all(now.get(name) != pinned[name] for name in crg)
+    assert all(now[name] == pinned[name] for name in pinned if name[0] == "ipd")
 
 
 def test_a_cache_written_with_the_recorded_keys_replays_with_zero_calls(tmp_path):

@@ -1,23 +1,33 @@
 """Collective-risk dilemma (CRG): rules, game state, settlement and payoffs. Pure: no LLM code.
 
-Source: the CRG paper, Fig. 1a and Table 1. Six seats hold 40 units each; in each of ten rounds every
-seat contributes 0, 2 or 4 units to a shared pool, all seats choosing at the same time. If the
-pool is below the target of 120 after the last round, a catastrophe destroys every seat's
-remaining units with probability p (the risk).
+Source: the CRG paper, Fig. 1a and Table 1. ``n`` seats hold ``E`` units each; in each of ``R`` rounds
+every seat contributes one of the actions ``A = (0, ..., a_max)`` to a shared pool, all seats
+choosing at the same time. If the pool is below the target ``T`` after the last round, a
+catastrophe destroys every seat's remaining units with probability p (the risk). The paper's game
+(:data:`SEED_000_RULES`) has n = 6, E = 40, A = (0, 2, 4), R = 10, T = 120; ``crg.game`` in the
+config sets others.
 
-- Fair share: the target split equally, ``target / n_seats`` = 20 per seat, 2 per round.
-- Exact split: contributing 2 in every one of the ten rounds.
-- Expected seat payoff: ``40 - own total`` if the target is reached, else
-  ``(1 - p) (40 - own total)``; the realised payoff uses the catastrophe draw.
-- Settlement (ours, from the CRG paper's Table 5 'before / after the outcome is settled'): the first
+- Fair share: the target split equally, ``T / n`` per seat (20), ``T / (n R)`` per round (2).
+- Exact split: giving the fair share as evenly over the rounds as the actions allow
+  (:func:`even_split_actions`): the fair share per round in every round when it is an action (2
+  in every one of the ten rounds with the paper's rules), else only the two actions next to it,
+  adding up to the fair share.
+- Expected seat payoff: ``E - own total`` if the target is reached, else
+  ``(1 - p) (E - own total)``; the realised payoff uses the catastrophe draw.
+- Settlement (ours, from the CRG paper Table 5 'before / after the outcome is settled'): the first
   round after which the outcome no longer depends on play, because the pool has reached the
   target or cannot reach it even if every seat gives the largest action in every round left.
   A contribution is *after settlement* if it is made in a later round.
 
-Units left: a seat can never give more than it has left with these rules, because the largest
-action times the number of rounds is exactly the endowment (4 x 10 = 40): before round r a seat
-has at least ``40 - 4 (r - 1) >= 4`` units. :class:`Rules` refuses parameters for which this
-would fail, so neither the engine nor the prompts need a rule for running out of units.
+What the rules need (checked by :class:`Rules`, each problem named by its field):
+
+- integers throughout; n >= 2, R >= 1, T >= 1;
+- actions ascending, distinct, starting at 0 (giving nothing is always possible: the optimum below
+  the pivot and the ``always_0`` partner) with at least one positive action;
+- the target reachable: ``n R a_max >= T``;
+- ``E >= R a_max``: a seat can give the largest action in every round, so it never runs out of
+  units (before round r it holds at least ``E - (r - 1) a_max >= a_max``) and neither the engine
+  nor the prompts need a rule for running out. The paper's rules meet it exactly (4 x 10 = 40).
 """
 
 from __future__ import annotations
@@ -25,6 +35,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from typing import Sequence
+
+
+FIELDS = {"n_seats": "players", "endowment": "endowment", "actions": "actions", "n_rounds": "rounds",
+          "target": "target"}
+"""Attributes of :class:`Rules` and the names of the same parameters in the config's ``crg.game``."""
 
 
 @dataclass(frozen=True)
@@ -35,13 +50,12 @@ class Rules:
         n_seats: players at the table (6).
         endowment: units each seat starts with (40).
         n_rounds: rounds played (10).
-        actions: allowed contributions per round, ascending (0, 2, 4).
+        actions: allowed contributions per round, ascending from 0 (0, 2, 4).
         target: pool needed after the last round to avoid the risk (120).
 
     Raises:
-        ValueError: if the actions are not distinct non-negative ascending integers, if a seat
-            could give more than its endowment (``max(actions) * n_rounds > endowment``), or if
-            the target is not positive.
+        ValueError: listing every problem of :func:`rule_problems` (what the rules need is in the
+            module docstring).
     """
 
     n_seats: int = 6
@@ -51,15 +65,10 @@ class Rules:
     target: int = 120
 
     def __post_init__(self) -> None:
-        if self.n_seats < 2 or self.n_rounds < 1 or self.target <= 0:
-            raise ValueError(f"need n_seats >= 2, n_rounds >= 1, target > 0; got {self}")
-        if list(self.actions) != sorted(set(self.actions)) or min(self.actions) < 0:
-            raise ValueError(f"actions must be distinct non-negative ascending, got {self.actions}")
-        if max(self.actions) * self.n_rounds > self.endowment:
-            raise ValueError(
-                f"max(actions) * n_rounds = {max(self.actions) * self.n_rounds} exceeds the "
-                f"endowment {self.endowment}: a seat could run out of units"
-            )
+        object.__setattr__(self, "actions", tuple(self.actions))
+        problems = rule_problems(self)
+        if problems:
+            raise ValueError("; ".join(f"{name}: {fix}" for name, fix in problems))
 
     @property
     def fair_share(self) -> float:
@@ -68,7 +77,7 @@ class Rules:
 
     @property
     def fair_share_per_round(self) -> float:
-        """Fair share spread over the rounds (2 units): the exact-split action."""
+        """Fair share spread over the rounds (2 units); the exact split when it is an action."""
         return self.fair_share / self.n_rounds
 
     @property
@@ -76,8 +85,87 @@ class Rules:
         """Allowed answers as strings, for the query layer (``("0", "2", "4")``)."""
         return tuple(str(a) for a in self.actions)
 
+    def to_config(self) -> dict:
+        """The rules as the config's ``crg.game`` block (``players``, ``endowment``, ...)."""
+        return {FIELDS[name]: list(value) if name == "actions" else value
+                for name, value in ((name, getattr(self, name)) for name in FIELDS)}
+
+    @classmethod
+    def from_config(cls, game) -> "Rules":
+        """Rules from a ``crg.game`` block (:meth:`to_config`'s inverse).
+
+        Raises:
+            ValueError: as :class:`Rules`, or KeyError for a missing field.
+        """
+        return cls(**{name: tuple(game[key]) if name == "actions" else game[key] for name, key in FIELDS.items()})
+
+
+def rule_problems(rules) -> list[tuple[str, str]]:
+    """What is wrong with a set of rules, as (attribute, fix) pairs; empty if they are playable.
+
+    Args:
+        rules: any object with the attributes of :class:`Rules` (values not yet checked).
+    """
+    numbers = {name: getattr(rules, name) for name in ("n_seats", "endowment", "n_rounds", "target")}
+    problems = [(name, f"use a whole number, not {value!r}") for name, value in numbers.items() if not _integer(value)]
+    actions = list(rules.actions)
+    if not actions or not all(_integer(a) for a in actions):
+        problems.append(("actions", f"use a list of whole numbers, not {actions!r}"))
+    if problems:
+        return problems
+    lowest = {"n_seats": 2, "n_rounds": 1, "target": 1}
+    problems += [(name, f"use at least {low}, not {numbers[name]}") for name, low in lowest.items() if numbers[name] < low]
+    if actions[0] != 0 or len(actions) < 2 or any(b <= a for a, b in zip(actions, actions[1:])):
+        problems.append(("actions", f"list increasing whole numbers starting at 0 with at least one above 0, not {actions}"))
+    if problems:
+        return problems
+    most, rounds = actions[-1], numbers["n_rounds"]
+    if numbers["n_seats"] * rounds * most < numbers["target"]:
+        problems.append(("target", f"the target {numbers['target']} cannot be reached: {numbers['n_seats']} players "
+                                   f"x {rounds} rounds x {most} = {numbers['n_seats'] * rounds * most}; lower it or raise "
+                                   f"players, rounds or the largest action"))
+    if numbers["endowment"] < rounds * most:
+        problems.append(("endowment", f"use at least rounds x largest action = {rounds} x {most} = {rounds * most}, "
+                                      f"so that no player can run out of units (not {numbers['endowment']})"))
+    return problems
+
+
+def _integer(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
 
 SEED_000_RULES = Rules()
+
+
+def even_split_actions(rules: Rules) -> tuple[int, ...]:
+    """The actions of an exact split: the fair share per round if it is an action (``(2,)`` with the
+    seed's rules), else the two actions next to it; ``()`` if no seat can give exactly the fair
+    share with them in ``n_rounds`` rounds (a fair share that is not a whole number, or one the two
+    actions cannot add up to, e.g. 25 from 2s and 4s).
+    """
+    share, fair = rules.fair_share_per_round, rules.fair_share
+    if share in rules.actions:
+        return (int(share),)
+    low = max(a for a in rules.actions if a < share)
+    high = min((a for a in rules.actions if a > share), default=None)
+    if high is None or fair != int(fair) or (int(fair) - low * rules.n_rounds) % (high - low):
+        return ()
+    return (low, high)
+
+
+def fair_action(rules: Rules) -> int:
+    """The action nearest the fair share per round T / (n R), the smaller one of a tie (2 with the
+    seed's rules; 2 of 0-3 for a fair 2.5)."""
+    return min(rules.actions, key=lambda action: (abs(action - rules.fair_share_per_round), action))
+
+
+def is_exact_split(contributions: Sequence[int], rules: Rules) -> bool:
+    """Whether one seat's contributions over a whole game are an exact split: every round one of
+    :func:`even_split_actions` and the total exactly the fair share (the CRG paper, Table 1: 2 in every
+    one of the ten rounds)."""
+    allowed = even_split_actions(rules)
+    return (len(contributions) == rules.n_rounds and bool(allowed)
+            and all(c in allowed for c in contributions) and sum(contributions) == rules.fair_share)
 
 
 def is_settled(pool: int, rounds_left: int, rules: Rules) -> bool:

@@ -5,7 +5,7 @@ compared with Base at the risks both have, as :func:`comparison_plan` lays the c
 under one of two rules (config ``crg.analysis.table4_rule``):
 
 - ``by_side`` (default): every shared risk on its own row, and beside them a row pooled over the
-  control's shared risks on one side of the pivot p* = 1/2 where that side has two or more. A pool
+  control's shared risks on one side of the pivot p* (1/2 with the CRG paper's rules) where that side has two or more. A pool
   never holds p = 0 (where contributing is dominated), p* itself, or risks from both sides of p*:
   the optimal contribution differs there (0 below p*, the fair share above), so a shift down at one
   risk and up at the other would cancel in the pool. Every row is a comparison of the family.
@@ -156,8 +156,8 @@ def bonferroni_divisor(table: pd.DataFrame, rule: str) -> int:
 
 
 def table4(seats: pd.DataFrame, models: list[str], grid: dict[str, list[str]], controls: dict[str, list[str]],
-           resamples: int, seed: int, shift_units: float, alpha: float, family_alpha: float, rule: str = BY_SIDE
-           ) -> tuple[pd.DataFrame, int]:
+           resamples: int, seed: int, shift_units: float, alpha: float, family_alpha: float, rule: str = BY_SIDE,
+           rules: Rules = SEED_000_RULES) -> tuple[pd.DataFrame, int]:
     """Table 4 and its Bonferroni divisor.
 
     Args:
@@ -168,6 +168,7 @@ def table4(seats: pd.DataFrame, models: list[str], grid: dict[str, list[str]], c
         resamples, seed: permutation test settings.
         shift_units, alpha, family_alpha: marking thresholds (module docstring).
         rule: ``by_side`` or ``printed`` (:func:`comparison_plan`).
+        rules: the game (its pivot p* splits the ``by_side`` pools).
 
     Returns:
         (table with :data:`TABLE4_COLUMNS`, m = :func:`bonferroni_divisor`).
@@ -182,7 +183,8 @@ def table4(seats: pd.DataFrame, models: list[str], grid: dict[str, list[str]], c
                 played = planned[(planned["design"] == design) & (planned["condition"] == name)]
                 if not played.empty:
                     chosen[name] = (design, sorted(set(played["p"])))
-        plan = comparison_plan(sorted(set(pick(planned, grid)["p"])), {n: r for n, (_, r) in chosen.items()}, rule)
+        plan = comparison_plan(sorted(set(pick(planned, grid)["p"])), {n: r for n, (_, r) in chosen.items()}, rule,
+                               rules)
         for comparison in plan:
             design = chosen[comparison.condition][0]
             control = mine[(mine["design"] == design) & (mine["condition"] == comparison.condition)]

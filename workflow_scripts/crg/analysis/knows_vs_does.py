@@ -3,7 +3,9 @@
 payoff at different risk levels, yet their contributions changed little").
 
 A share of correct answers at one risk cannot tell knowledge from a letter preference: a model that
-answers B at every risk is 100% correct above the pivot p* = F / E = 1/2 and 0% below it. The claim
+answers B at every risk is 100% correct above the pivot p* = T* / (n E) (1/2 with the CRG paper's rules; F / E whenever the
+target can be met exactly, F = T / n the fair share; :func:`~workflow_scripts.gametheory.collective_risk_optimum.pivot`
+of the configured game) and 0% below it. The claim
 needs the answers on *both* sides of p*, where the correct answer of ``higher_payoff`` switches
 (A below: nobody contributing pays (1 - p) E > E - F; B above). From ``questions.parquet`` and the
 seat rows of the same games:
@@ -30,7 +32,7 @@ seat rows of the same games:
     change across p* (``target``);
   * the contributions beside the answers: mean seat total of the model below and above p* in the
     same (complete) games, its change, the change the correct answers imply (opt(p)'s totals: 0
-    below, F above: +F) and the change the model's own answers imply (A: 0, B: F, C: none;
+    below, F* = T* / n above: +F*) and the change the model's own answers imply (A: 0, B: F, C: none;
     ``workflow_scripts.crg.query.questions.higher_payoff_implies``).
 
 Unreadable answers (invalid, empty, truncated, refused, failed) are counted in the distribution and
@@ -60,7 +62,7 @@ KNOWS, SAME, DOES_NOT, NOT_TESTABLE = "knows", "same answer on both sides", "doe
 
 
 def side_of(p: float, rules: Rules = SEED_000_RULES) -> str:
-    """:data:`BELOW`, :data:`AT` or :data:`ABOVE` the pivot p* = F / E (Proposition 3.1)."""
+    """:data:`BELOW`, :data:`AT` or :data:`ABOVE` the pivot p* = T* / (n E) of ``rules`` (Proposition 3.1)."""
     star = pivot(rules)
     return AT if math.isclose(p, star) else (BELOW if p < star else ABOVE)
 

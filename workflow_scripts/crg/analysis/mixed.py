@@ -17,6 +17,7 @@ from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.crg.analysis.game_bootstrap import same_path_batches, stacked_seats
 from workflow_scripts.crg.analysis.seat_results import SELF_PLAY_DESIGNS, complete_seats
 from workflow_scripts.stats import bootstrap_mean_interval
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
 
 PAIR_COLUMNS = ["row_model", "column_model", "kind", "value", "games"]
 PAIR_KEYS = ["row_model", "column_model", "kind"]
@@ -135,7 +136,7 @@ def _by_draw(values: pd.Series, size: int) -> list[tuple[int, np.ndarray]]:
 
 
 def replacement(mixed: pd.DataFrame, selfplay: pd.DataFrame, models: list[str], confidence: float,
-                resamples: int, seed: int, seats: int = 6) -> pd.DataFrame:
+                resamples: int, seed: int, seats: int = SEED_000_RULES.n_seats) -> pd.DataFrame:
     """Fig. 4a: target rate in self-play against the same model with one seat replaced by another.
 
     For model A and each other model B: A's self-play target rate at the risks of the games with
@@ -165,7 +166,7 @@ def replacement(mixed: pd.DataFrame, selfplay: pd.DataFrame, models: list[str], 
 
 
 def contributions(mixed: pd.DataFrame, models: list[str], confidence: float, resamples: int, seed: int,
-                  seats: int = 6) -> pd.DataFrame:
+                  seats: int = SEED_000_RULES.n_seats) -> pd.DataFrame:
     """Fig. 4b: mean total per seat of a model against the number of seats of the other model.
 
     Each game gives one value per model (the mean total over its seats); intervals are game

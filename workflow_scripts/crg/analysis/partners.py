@@ -2,7 +2,7 @@
 (the CRG paper's Table 5: "Units contributed per game before and after the outcome is settled,
 alongside five partners who always contribute 0 or always contribute 4").
 
-Games of design 3 (one model seat, five scripted seats). The partner is read from the other
+Games of design 3 (one model seat, every other seat scripted). The partner is read from the other
 seats' ``model`` column (``scripted:<rule>``), so conditions may be named freely; risks are
 pooled, as in the paper. Settlement is defined in :mod:`workflow_scripts.gametheory.collective_risk`.
 """

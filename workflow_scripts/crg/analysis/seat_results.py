@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules, is_exact_split
 from workflow_scripts.gametheory.collective_risk_optimum import loss_split
 
 GAME_COLUMNS = ["game_id", "design", "lineup", "condition", "p", "focal_seats", "game", "seat", "model",
@@ -20,11 +20,13 @@ GAME_COLUMNS = ["game_id", "design", "lineup", "condition", "p", "focal_seats", 
 SEAT_COLUMNS = GAME_COLUMNS + ["exact_split", "opt", "share_of_opt", "loss", "below_pivot", "past_target",
                                "missed_target"]
 SELF_PLAY_DESIGNS = ("selfplay", "controls")
-"""Designs whose six seats are one model (the CRG paper, designs 1 and 2)."""
+"""Designs whose seats are all one model (the CRG paper, designs 1 and 2)."""
 
 
 def exact_splits(decisions: pd.DataFrame, rules: Rules = SEED_000_RULES) -> pd.DataFrame:
-    """Whether each seat gave exactly the fair share per round (2) in every round (Table 1).
+    """Whether each seat's game was an exact split (Table 1; 2 in every round with the paper's rules):
+    every round one of :func:`~workflow_scripts.gametheory.collective_risk.even_split_actions` and
+    the fair share in all (:func:`~workflow_scripts.gametheory.collective_risk.is_exact_split`).
 
     Args:
         decisions: rows of ``decisions.parquet`` (game_id, seat, round, contribution, applied).
@@ -32,11 +34,10 @@ def exact_splits(decisions: pd.DataFrame, rules: Rules = SEED_000_RULES) -> pd.D
     Returns:
         Columns game_id, seat, exact_split (bool); only seats with all ``n_rounds`` rounds applied.
     """
-    applied = decisions[decisions["applied"]]
-    share = rules.fair_share_per_round
-    grouped = applied.assign(is_share=applied["contribution"] == share).groupby(["game_id", "seat"])
-    frame = grouped.agg(rounds=("round", "nunique"), share_rounds=("is_share", "sum")).reset_index()
-    frame["exact_split"] = frame["share_rounds"] == rules.n_rounds
+    applied = decisions[decisions["applied"]].sort_values("round", kind="stable")
+    grouped = applied.groupby(["game_id", "seat"])
+    frame = grouped.agg(rounds=("round", "nunique"), played=("contribution", list)).reset_index()
+    frame["exact_split"] = [is_exact_split(played, rules) for played in frame["played"]]
     return frame.loc[frame["rounds"] == rules.n_rounds, ["game_id", "seat", "exact_split"]]
 
 

@@ -2,7 +2,7 @@
 
 Inputs are the seat rows of :mod:`workflow_scripts.crg.analysis.seat_results` restricted to the grid
 (base-prompt self-play, design 1) and the decisions of those games. Every mean is over seats of
-complete games (six seats per game, so games weigh equally); incomplete games are counted.
+complete games (every game has the same number of seats, so games weigh equally); incomplete games are counted.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
-from workflow_scripts.gametheory.collective_risk_optimum import LOSS_LABELS, LOSS_PARTS, optimal_totals
+from workflow_scripts.gametheory.collective_risk_optimum import LOSS_PARTS, loss_labels, optimal_totals
 from workflow_scripts.crg.analysis.seat_results import complete_seats
 
 TABLE3_COLUMNS = ["model", "games", "incomplete", "total_at_p0", "exact_split_pct", "target_pct",
@@ -19,12 +19,12 @@ TABLE3_INTERVAL_COLUMNS = ["total_at_p0", "exact_split_pct", "target_pct", "payo
 """Columns of Table 3 that get a game-bootstrap interval (crg.analysis.game_bootstrap)."""
 
 
-def table3(grid: pd.DataFrame, models: list[str]) -> pd.DataFrame:
+def table3(grid: pd.DataFrame, models: list[str], rules: Rules = SEED_000_RULES) -> pd.DataFrame:
     """Table 3 per model over the self-play grid.
 
     Columns: games and incomplete games; ``total_at_p0`` mean seat total at p = 0 (where
     contributing is dominated; NaN without p = 0); ``exact_split_pct`` share of seats giving 2 in
-    every round; ``target_pct`` share of games reaching 120; ``payoff`` mean expected payoff per
+    every round (the exact split); ``target_pct`` share of games reaching the target; ``payoff`` mean expected payoff per
     seat; ``opt`` mean opt(p) over the same seats (280/11 = 25.45 on the paper's grid, one game per
     risk); ``lost_pct`` = 100 (sum of losses) / (sum of opt(p)), i.e. 100 (1 - payoff / opt);
     ``main_loss`` the largest of the three parts by its mean (see
@@ -51,7 +51,7 @@ def table3(grid: pd.DataFrame, models: list[str]) -> pd.DataFrame:
             "target_pct": 100 * games["target_reached"].astype(float).mean(),
             "payoff": done["expected_payoff"].mean(), "opt": done["opt"].mean(),
             "lost_pct": 100 * done["loss"].sum() / done["opt"].sum() if len(done) else float("nan"),
-            "main_loss": LOSS_LABELS[worst] if worst else "",
+            "main_loss": loss_labels(rules)[worst] if worst else "",
         })
     return pd.DataFrame(rows, columns=TABLE3_COLUMNS)
 

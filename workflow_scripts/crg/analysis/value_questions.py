@@ -75,7 +75,7 @@ def knowledge(questions: pd.DataFrame, seats: pd.DataFrame, models: list[str], c
         Columns :data:`KNOWLEDGE_COLUMNS`: counts of answers by outcome (``asked`` = correct + wrong +
         the unreadable statuses), ``correct_share`` = correct / asked in [0, 1] with its Wilson
         interval, ``games`` the games asked in, ``mean_total`` the model's mean seat total (units of
-        40) over their complete games, ``implied_total`` (:func:`implied_totals`).
+        the endowment) over their complete games, ``implied_total`` (:func:`implied_totals`).
     """
     asked = llm_questions(questions)
     done = seats[seats["complete"].astype(bool)]

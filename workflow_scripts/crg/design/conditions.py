@@ -11,8 +11,8 @@ from workflow_scripts.config.schema import defaults
 from workflow_scripts.crg.design.settings import require
 from workflow_scripts.crg.query.questions import value_question
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
-from workflow_scripts.gametheory.collective_risk_strategies import scripted_rule
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
+from workflow_scripts.gametheory.collective_risk_strategies import check_rule
 
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 BASE_TEMPLATE = "base"
@@ -31,7 +31,7 @@ class Condition:
         questions: value-question ids asked at ``question_rounds`` (empty: none).
         question_rounds: rounds (1-based) at which the questions are asked.
         decoding: decoding parameters that override the model's (e.g. ``{"temperature": 1.0}``).
-        partner: scripted rule of the five partner seats (design 3 only).
+        partner: scripted rule of the partner seats, every seat but the model's (design 3 only).
         focal_seats: seat counts of the first model of a pair (design 4 only).
     """
 
@@ -46,8 +46,9 @@ class Condition:
     focal_seats: tuple[int, ...] = ()
 
 
-def parse_condition(design: str, name: str, raw: Mapping, settings: Mapping) -> Condition:
-    """Validate one ``crg.designs.<design>.conditions.<name>`` entry.
+def parse_condition(design: str, name: str, raw: Mapping, settings: Mapping, rules: Rules = SEED_000_RULES) -> Condition:
+    """Validate one ``crg.designs.<design>.conditions.<name>`` entry against the game's ``rules``
+    (question rounds within the rounds, partners' actions among the actions, seat splits within the table).
 
     Raises:
         ConfigError: naming the field and the fix.
@@ -66,27 +67,26 @@ def parse_condition(design: str, name: str, raw: Mapping, settings: Mapping) -> 
         partner=raw.get("partner"),
         focal_seats=tuple(int(k) for k in raw.get("focal_seats") or ()),
     )
-    _check_condition(design, condition, where)
+    _check_condition(design, condition, where, rules)
     return condition
 
 
-def _check_condition(design: str, condition: Condition, where: str) -> None:
-    rules = SEED_000_RULES
+def _check_condition(design: str, condition: Condition, where: str, rules: Rules) -> None:
     require(condition.games >= 1, f"{where}.games", "use 1 or more games per cell")
     for question in condition.questions:
         _check_known(value_question, question, f"{where}.questions")
     require(
         all(1 <= r <= rules.n_rounds for r in condition.question_rounds),
-        f"{where}.question_rounds", f"use rounds between 1 and {rules.n_rounds}",
+        f"{where}.question_rounds", f"use rounds between 1 and {rules.n_rounds} (crg.game.rounds)",
     )
     require((design == "scripted") == (condition.partner is not None), f"{where}.partner",
              "set 'partner' (a scripted rule) in design 'scripted' and only there")
     if condition.partner is not None:
-        _check_known(scripted_rule, condition.partner, f"{where}.partner")
+        _check_known(lambda name: check_rule(name, rules), condition.partner, f"{where}.partner")
     require((design == "mixed") == bool(condition.focal_seats), f"{where}.focal_seats",
              "set 'focal_seats' in design 'mixed' and only there")
     require(all(1 <= k < rules.n_seats for k in condition.focal_seats), f"{where}.focal_seats",
-             f"use seat counts between 1 and {rules.n_seats - 1}")
+             f"use seat counts between 1 and {rules.n_seats - 1} (crg.game.players - 1)")
 
 
 def _check_known(lookup, name: str, where: str) -> None:

@@ -2,13 +2,16 @@
 
 Four designs, each a key of ``crg.designs`` holding named conditions:
 
-1. ``selfplay``: one model in all six seats, condition ``base`` over the risk grid
+1. ``selfplay``: one model in every seat, condition ``base`` over the risk grid
    p = 0, 0.1, ..., 1;
 2. ``controls``: self-play under prompt and decoding controls (with value questions, no hint,
    neutral wording, neutral wording with the goal stated, two rewordings, decoding changes);
-3. ``scripted``: one model beside five scripted partners (``partner: always_0`` / ``always_4``);
-4. ``mixed``: two models at one table, the first in ``focal_seats`` (1..5) seats and the second
-   in the rest, for every pair in ``pairs`` (``auto``: every pair of enabled models).
+3. ``scripted``: one model beside scripted partners in the other seats (``partner: always_0`` /
+   ``always_4``);
+4. ``mixed``: two models at one table, the first in ``focal_seats`` (1 to players - 1) seats and the
+   second in the rest, for every pair in ``pairs`` (``auto``: every pair of enabled models).
+
+Every job plays the game of ``crg.game`` (:func:`~.settings.game_rules`; the CRG paper's by default).
 
 Each design runs every enabled model (or pair), or only those in its optional ``models`` list.
 
@@ -32,11 +35,11 @@ from workflow_scripts.config.schema import defaults
 from workflow_scripts.crg.design.cells import Cell
 from workflow_scripts.crg.design.conditions import Condition, parse_condition
 from workflow_scripts.crg.design.lineups import PAIR_SEPARATOR, design_lineups
-from workflow_scripts.crg.design.settings import crg_settings, require
+from workflow_scripts.crg.design.settings import crg_settings, game_block, game_rules, require
 from workflow_scripts.crg.query.prompts import REASK_TEMPLATE
 from workflow_scripts.crg.query.questions import value_question
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.llm.templates import load_templates
 
 DESIGNS = {"selfplay": 1, "controls": 2, "scripted": 3, "mixed": 4}
@@ -58,6 +61,7 @@ class Job:
         seed: ``crg.seed``.
         max_reasks: re-asks after an unreadable answer.
         system_prompt: optional system message, or None.
+        rules: the game (``crg.game``).
     """
 
     design: str
@@ -67,6 +71,7 @@ class Job:
     seed: int
     max_reasks: int
     system_prompt: str | None = None
+    rules: Rules = SEED_000_RULES
 
     @property
     def cells(self) -> tuple[Cell, ...]:
@@ -80,7 +85,7 @@ class Job:
 
     def players(self, cell: Cell) -> list[str]:
         """Who sits at the table before shuffling: model names or ``scripted:<rule>``."""
-        n = SEED_000_RULES.n_seats
+        n = self.rules.n_seats
         if self.design == "scripted":
             return [self.models[0]] + [f"scripted:{self.condition.partner}"] * (n - 1)
         if self.design == "mixed":
@@ -108,6 +113,7 @@ class Job:
             condition[key] = tuple(condition[key])
         rest = {k: v for k, v in params.items() if k != "condition"}
         rest["models"] = tuple(rest["models"])
+        rest["rules"] = Rules(**{**params["rules"], "actions": tuple(params["rules"]["actions"])})
         return cls(condition=Condition(**condition), **rest)
 
 
@@ -122,6 +128,7 @@ def plan_jobs(config: Mapping, models: Sequence[str]) -> list[Job]:
         ConfigError: naming the field and the fix, for a bad design, condition or pair.
     """
     settings = crg_settings(config)
+    rules = game_rules(game_block(config))
     jobs = []
     for design, spec in (settings.get("designs") or {}).items():
         require(design in DESIGNS, f"crg.designs.{design}", f"use one of {list(DESIGNS)}")
@@ -129,9 +136,9 @@ def plan_jobs(config: Mapping, models: Sequence[str]) -> list[Job]:
             continue
         lineups = design_lineups(design, spec, config, models)
         for name, raw in (spec.get("conditions") or {}).items():
-            condition = parse_condition(design, name, raw, settings)
+            condition = parse_condition(design, name, raw, settings, rules)
             for lineup in lineups:
-                jobs.append(_job(design, lineup, condition, settings))
+                jobs.append(_job(design, lineup, condition, settings, rules))
     return jobs
 
 
@@ -171,7 +178,7 @@ def find_job(config: Mapping, models: Sequence[str], design: str, lineup: str, c
     raise ConfigError(f"no CRG job {design}/{lineup}/{condition} in the config (crg.designs, models)")
 
 
-def _job(design: str, models: tuple[str, ...], condition: Condition, settings: Mapping) -> Job:
+def _job(design: str, models: tuple[str, ...], condition: Condition, settings: Mapping, rules: Rules) -> Job:
     for model in models:
         require(PAIR_SEPARATOR not in model, f"models.{model}", f"model names may not contain '{PAIR_SEPARATOR}'")
     return Job(
@@ -182,6 +189,7 @@ def _job(design: str, models: tuple[str, ...], condition: Condition, settings: M
         seed=int(settings["seed"]),
         max_reasks=int(settings["max_reasks"]),
         system_prompt=settings.get("system_prompt"),
+        rules=rules,
     )
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.patches import Rectangle
 
 from workflow_scripts.figure_style import NEUTRAL, ONE_COLUMN, TWO_COLUMNS
-from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.plotting import figure, legend_below, model_colors, plt, suptitle, tick_rotation
 
 
@@ -20,7 +20,7 @@ def _cell_text(row) -> str:
     return f"{show(row.value)}{interval}\n(n={row.games})"
 
 
-def pair_figure(pairs: pd.DataFrame, models: list[str]) -> plt.Figure:
+def pair_figure(pairs: pd.DataFrame, models: list[str], rules: Rules = SEED_000_RULES) -> plt.Figure:
     """Fig. 3: above the diagonal the payoff of the row model's seats minus the column model's in
     the same games (blue: the row earns less); on and below it the share of games reaching the
     target (diagonal: self-play, boxed). Each cell shows its value, its game-bootstrap interval (columns
@@ -57,13 +57,14 @@ def pair_figure(pairs: pd.DataFrame, models: list[str]) -> plt.Figure:
     ax.set_yticks(range(size), models)
     ax.spines[:].set_visible(False)
     fig.colorbar(shown_difference, ax=ax, location="right", shrink=0.8, label="payoff: row seats - column seats")
-    fig.colorbar(shown_rate, ax=ax, location="right", shrink=0.8, label="share of games reaching 120")
+    fig.colorbar(shown_rate, ax=ax, location="right", shrink=0.8, label=f"share of games reaching {rules.target}")
     suptitle(fig, "Mixed tables (pooled over seat splits and risks): above the diagonal the payoff\n"
                  "difference, on and below it the target rate; boxed: self-play")
     return fig
 
 
-def mixed_figure(replaced: pd.DataFrame, contributions: pd.DataFrame, models: list[str], run_models=()) -> plt.Figure:
+def mixed_figure(replaced: pd.DataFrame, contributions: pd.DataFrame, models: list[str], run_models=(),
+                 rules: Rules = SEED_000_RULES) -> plt.Figure:
     """Fig. 4: (a) target rate in self-play (filled) and with one seat replaced by another model
     (open), each with its 95% game-bootstrap bar, an arrow from the first to the second; (b) mean units per seat of a model against the
     number of seats of the other model, with 95% game-bootstrap bands; dotted: fair share.
@@ -93,18 +94,18 @@ def mixed_figure(replaced: pd.DataFrame, contributions: pd.DataFrame, models: li
                      for r in replaced.itertuples()])
     left.set_xlim(-0.05, 1.05)
     left.set_ylim(-0.7, max(len(replaced), 1) - 0.3)
-    left.set_xlabel("share of games reaching 120")
+    left.set_xlabel(f"share of games reaching {rules.target}")
     left.set_title("(a) self-play (filled) vs one seat replaced (open)\nbars: 95% game bootstrap")
     for (model, other), line in contributions.groupby(["model", "other"], sort=False):
         line = line.sort_values("other_seats")
         right.plot(line["other_seats"], line["mean_total"], "o-", color=colors[model], label=f"{model} beside {other}")
         right.fill_between(line["other_seats"], line["ci_low"], line["ci_high"], color=colors[model], alpha=0.2,
                            linewidth=0)
-    right.axhline(SEED_000_RULES.fair_share, linestyle=":", color=NEUTRAL, label="fair share")
-    right.set_xticks(range(1, SEED_000_RULES.n_seats))
-    right.set_ylim(-1, SEED_000_RULES.endowment + 1)
+    right.axhline(rules.fair_share, linestyle=":", color=NEUTRAL, label="fair share")
+    right.set_xticks(range(1, rules.n_seats))
+    right.set_ylim(-1, rules.endowment + 1)
     right.set_xlabel("seats of the other model")
-    right.set_ylabel("mean units per seat (of 40)")
+    right.set_ylabel(f"mean units per seat (of {rules.endowment})")
     right.set_title("(b) contribution per seat\n(95% game-bootstrap bands)")
     legend_below(fig, *right.get_legend_handles_labels(), title=None, columns=3)
     return fig

@@ -8,20 +8,21 @@ import math
 import numpy as np
 import pandas as pd
 
-from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
+from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.crg.query.prompts import number
 from workflow_scripts.figure_style import NEUTRAL, ONE_COLUMN, TWO_COLUMNS
 from workflow_scripts.plotting import figure, legend_below, model_colors, plt, suptitle
 
 
 def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: pd.DataFrame,
-                     models: list[str], payoff_risks: list[float], beta: float, run_models=()) -> plt.Figure:
+                     models: list[str], payoff_risks: list[float], beta: float, run_models=(),
+                     rules: Rules = SEED_000_RULES) -> plt.Figure:
     """Fig. 5: (top) stationary mass per model and risk, one panel per population size, with the
     self-play target rate weighted by mass right of each bar; (below) as the paper draws it, the
     expected payoff of a seat of each model of one pair against the number of seats of its first
     model, one panel per risk of ``payoff_risks`` present in the payoff table (all its risks if none
-    is): the pair of :func:`featured_pair`; dashed: the fair-share payoff (endowment - fair share =
-    20). Every pair's payoffs are in the payoff table.
+    is): the pair of :func:`featured_pair`; dashed: the fair-share payoff (endowment - fair share:
+    40 - 20 = 20 with the paper's rules). Every pair's payoffs are in the payoff table.
 
     Args:
         stationary: population, p, model, mass.
@@ -31,6 +32,7 @@ def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: 
         payoff_risks: risks drawn in the lower panels.
         beta: selection intensity (title).
         run_models: the run's models in config order (their colours).
+        rules: the game (table size, fair-share payoff).
     """
     colors = model_colors(models, run_models)
     populations = sorted(stationary["population"].unique())
@@ -41,12 +43,13 @@ def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: 
     top, bottom = fig.subfigures(2, 1) if pair else (fig, None)
     for ax, population in zip(top.subplots(1, max(len(populations), 1), squeeze=False)[0], populations):
         _mass_panel(ax, stationary[stationary["population"] == population],
-                    weighted[weighted["population"] == population], models, colors, population)
+                    weighted[weighted["population"] == population], models, colors, population,
+                    rules.n_seats)
     if pair:
         axes = bottom.subplots(1, max(len(risks), 1), squeeze=False, sharey=True)[0]
         for ax, p in zip(axes, risks):
             part = payoffs[(payoffs["model_a"] == pair[0]) & (payoffs["model_b"] == pair[1]) & (payoffs["p"] == p)]
-            _payoff_panel(ax, part, pair, p, colors, first=ax is axes[0])
+            _payoff_panel(ax, part, pair, p, colors, rules, first=ax is axes[0])
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[m]) for m in models]
     handles.append(plt.Line2D([], [], linestyle="--", color=NEUTRAL))
     legend_below(fig, handles, models + ["fair-share payoff"])
@@ -72,7 +75,8 @@ def featured_pair(stationary: pd.DataFrame, payoffs: pd.DataFrame) -> tuple[str,
     return pairs[0]
 
 
-def _mass_panel(ax, stationary: pd.DataFrame, weighted: pd.DataFrame, models, colors, population: int) -> None:
+def _mass_panel(ax, stationary: pd.DataFrame, weighted: pd.DataFrame, models, colors, population: int,
+                table: int) -> None:
     risks = sorted(stationary["p"].unique())
     for x, p in enumerate(risks):
         bottom = 0.0
@@ -92,17 +96,18 @@ def _mass_panel(ax, stationary: pd.DataFrame, weighted: pd.DataFrame, models, co
     ax.set_xlim(-0.5, len(risks) - 0.5 + 0.45)
     ax.set_ylim(0, 1)
     ax.set_ylabel("stationary mass")
-    kind = "one table" if population == SEED_000_RULES.n_seats else "well mixed"
+    kind = "one table" if population == table else "well mixed"
     ax.set_title(f"N = {population} ({kind})")
 
 
-def _payoff_panel(ax, part: pd.DataFrame, pair: tuple[str, str], p: float, colors, first: bool) -> None:
+def _payoff_panel(ax, part: pd.DataFrame, pair: tuple[str, str], p: float, colors, rules: Rules,
+                  first: bool) -> None:
     part = part.sort_values("seats_a")
     for model, column in zip(pair, ("payoff_a", "payoff_b")):
         line = part.dropna(subset=[column])
         ax.plot(line["seats_a"], line[column], "o-", color=colors[model], label=f"a {model} seat")
-    ax.axhline(SEED_000_RULES.endowment - SEED_000_RULES.fair_share, linestyle="--", color=NEUTRAL)
-    ax.set_xticks(range(SEED_000_RULES.n_seats + 1))
+    ax.axhline(rules.endowment - rules.fair_share, linestyle="--", color=NEUTRAL)
+    ax.set_xticks(range(rules.n_seats + 1))
     ax.set_xlabel(f"seats of {pair[0]} (others: {pair[1]})")
     ax.set_ylabel("expected payoff per seat" if first else "")
     ax.set_title(f"p = {number(p)}")

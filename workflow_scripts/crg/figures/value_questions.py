@@ -6,8 +6,9 @@ answer correct above p*, against the risk p, beside the step the correct answers
 1 above): a model that knows follows the step, one that answers the same letter at every risk draws
 a flat line. For a question whose correct answer does not change with p (``target``), the share of
 correct answers. Last panel: the model's mean seat total in the same games (filled) beside the total
-its own answers imply (open; A: 0, B: the fair share) and the optimum's (dotted: 0 below p*, 20
-above): what it does beside what it says.
+its own answers imply (open; A: 0, B: the fair share) and the optimum's (dotted: 0 below p*, the
+optimal share F* = T* / n above, 20 with the CRG paper's rules): what it does beside what it says. p*, F*
+and the endowment follow the game (``rules``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from workflow_scripts.crg.analysis.knows_vs_does import UNREADABLE_ANSWER
 from workflow_scripts.crg.query.questions import QUESTIONS
 from workflow_scripts.figure_style import NEUTRAL, ONE_COLUMN, TWO_COLUMNS
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
-from workflow_scripts.gametheory.collective_risk_optimum import pivot
+from workflow_scripts.gametheory.collective_risk_optimum import optimal_share, pivot
 from workflow_scripts.plotting import figure, legend_below, model_colors, plt, suptitle
 
 LINESTYLES = ("-", "--", ":", "-.")
@@ -71,7 +72,7 @@ def knowledge_figure(answers: pd.DataFrame, knowledge: pd.DataFrame, models: lis
     axes = fig.subplots(1, len(questions) + 1, squeeze=False)[0]
     star = pivot(rules)
     for ax, question in zip(axes, questions):
-        _answer_panel(ax, table[table["question"] == question], answers, question, models, colors, star)
+        _answer_panel(ax, table[table["question"] == question], answers, question, models, colors, rules)
     _play_panel(axes[-1], table, knowledge, models, colors, rules)
     handles = [plt.Line2D([], [], color=colors[m], marker="o") for m in models if m in set(answers["model"])]
     labels = [m for m in models if m in set(answers["model"])]
@@ -87,8 +88,9 @@ def _conditions(frame: pd.DataFrame) -> dict[str, str]:
     return {c: LINESTYLES[i % len(LINESTYLES)] for i, c in enumerate(dict.fromkeys(frame["condition"]))}
 
 
-def _answer_panel(ax, table: pd.DataFrame, answers: pd.DataFrame, question: str, models, colors, star) -> None:
-    option = switching_option(answers, question)
+def _answer_panel(ax, table: pd.DataFrame, answers: pd.DataFrame, question: str, models, colors,
+                  rules: Rules) -> None:
+    option, star = switching_option(answers, question, rules), pivot(rules)
     styles = _conditions(table)
     for (model, condition), line in table.groupby(["model", "condition"], sort=False):
         line = line.sort_values("p")
@@ -113,7 +115,7 @@ def _answer_panel(ax, table: pd.DataFrame, answers: pd.DataFrame, question: str,
 
 
 def _play_panel(ax, table: pd.DataFrame, knowledge: pd.DataFrame, models, colors, rules: Rules) -> None:
-    star, fair = pivot(rules), rules.fair_share
+    star, fair = pivot(rules), optimal_share(rules)
     styles = _conditions(knowledge)
     implied = _implied_totals(table, rules)
     for (model, condition), line in knowledge.drop_duplicates(["model", "condition", "p"]).groupby(
@@ -127,7 +129,7 @@ def _play_panel(ax, table: pd.DataFrame, knowledge: pd.DataFrame, models, colors
     ax.set_xlim(-0.05, 1.05)
     ax.set_ylim(-1, rules.endowment + 1)
     ax.set_xlabel("risk p")
-    ax.set_ylabel("units per seat (of 40)")
+    ax.set_ylabel(f"units per seat (of {rules.endowment})")
     ax.set_title("contributions: done (filled),\nimplied by the answers (open)")
 
 

@@ -1,10 +1,10 @@
 """Play collective-risk games: seats per game, rounds, cells and jobs (ours).
 
 The games of a cell advance round by round together: before each round, every seat's questions
-(its decision and any value questions due; the moves are simultaneous) in every game still playing
-are gathered and asked per model at once (:func:`workflow_scripts.llm.ask_round`), where identical
-questions of different games (the same seat, seeing the same history) are one group, asked in one
-call where the model allows it (:mod:`workflow_scripts.llm.grouping`). The cells of a job run one
+(its decision and any value questions due; the moves are simultaneous, one per seat) in every game
+still playing are gathered and asked per model at once (:func:`workflow_scripts.llm.ask_round`), where
+identical questions of different games (the same seat, seeing the same history) are one group, asked
+in one call where the model allows it (:mod:`workflow_scripts.llm.grouping`). The cells of a job run one
 after another. The query client bounds how many calls are really in flight.
 
 A seat whose answer is still unreadable after the re-ask limit stops its game: the round is
@@ -185,7 +185,8 @@ class GameInPlay:
 
 async def play_cell(job: Job, cell: Cell, clients: Mapping[str, LanguageModel], prompter: Prompter) -> list[GameRecord]:
     """All games of one cell, round by round together (:func:`play_round`); records in game order."""
-    games = [GameInPlay(cell, g, cell.game_seed(job.seed, g), build_table(job, cell, g, clients, prompter), prompter.key)
+    games = [GameInPlay(cell, g, cell.game_seed(job.seed, g), build_table(job, cell, g, clients, prompter), prompter.key,
+                        job.rules)
              for g in range(cell.games)]
     while playing := [game for game in games if game.playing]:
         plays = await play_round([game.table.seats for game in playing], [game.state for game in playing], cell.p)

@@ -10,7 +10,7 @@ from typing import Mapping
 
 from workflow_scripts.crg.design.jobs import Job
 from workflow_scripts.crg.query.prompts import Prompter
-from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, GameState, Rules
+from workflow_scripts.gametheory.collective_risk import GameState
 from workflow_scripts.crg.query.questions import value_question
 from workflow_scripts.crg.query.seats import SeatView
 from workflow_scripts.crg.query.games import SCRIPTED_PREFIX, GameRecord, play_job
@@ -38,10 +38,11 @@ def run_job(job: Job, prompter: Prompter, entries: Mapping[str, Mapping], runtim
                            planned=planned_decisions(job), longest=longest_prompt(job, prompter), budget=budget)
 
 
-def longest_prompt(job: Job, prompter: Prompter, rules: Rules = SEED_000_RULES) -> Longest:
+def longest_prompt(job: Job, prompter: Prompter) -> Longest:
     """The job's longest conversation for the context check: the last round after every seat gave
     the most it can in every earlier round (the longest numbers), as a decision and as each value
     question, with every re-ask."""
+    rules = job.rules
     state = GameState(rules)
     most = max(rules.actions)
     for _ in range(rules.n_rounds - 1):
@@ -61,4 +62,4 @@ def planned_decisions(job: Job) -> int:
     """Model decisions the job asks for if every game runs to the end (re-asks and value questions
     not included)."""
     seats = {cell: sum(not p.startswith(SCRIPTED_PREFIX) for p in job.players(cell)) for cell in job.cells}
-    return sum(cell.games * seats[cell] * SEED_000_RULES.n_rounds for cell in job.cells)
+    return sum(cell.games * seats[cell] * job.rules.n_rounds for cell in job.cells)

@@ -11,7 +11,7 @@ seat line, both written here so that every condition ends in the same words::
 
 (the format sentence is of the same kind as the IPD paper's "Give only the character as output. Give no
 explanation."; the CRG paper prints no prompts, so the wording is ours). The seat line comes last so
-that the six prompts of a round are identical up to it (:func:`render_state`). A re-ask (the one
+that the prompts of a round are identical up to it (:func:`render_state`). A re-ask (the one
 policy of :func:`workflow_scripts.llm.choice.ask_choice`) adds the unreadable answer and the
 ``reask`` template quoting it; a value question puts its template's text between the condition's
 text and the answer line. Templates are checked by :class:`workflow_scripts.llm.templates.TemplateSet`.
@@ -95,9 +95,9 @@ def rule_fields(rules: Rules, p: float) -> dict[str, str]:
 
 def render_state(view: SeatView) -> str:
     """The game state as every template shows it at ``$state`` (fixed wording, free of loaded
-    words): the history, the pool and the round, the same for all six seats of a round. The seat's
+    words): the history, the pool and the round, the same for every seat of a round. The seat's
     own line is not in it but ends the prompt (:func:`seat_line`, :meth:`Prompter.decision`), so the
-    six prompts of a round are identical up to their last line, and a local server that reuses the
+    prompts of a round are identical up to their last line, and a local server that reuses the
     KV cache of a shared prefix (llama.cpp; ours: up to a 32-token batch boundary,
     :func:`workflow_scripts.llm.chat_server.aligned_prefix`) evaluates for each further seat only
     that line and the rest of its last batch (with the seat line here, it evaluated the template's
@@ -137,7 +137,7 @@ class Prompter:
     """Builds the messages of one condition.
 
     Every prompt (decision or value question) ends with the answer line and then the seat line
-    (:func:`seat_line`), the only line in which the six seats of a round differ: their prompts are
+    (:func:`seat_line`), the only line in which the seats of a round differ: their prompts are
     identical up to it, so a local server reusing a cached prefix re-evaluates only that line
     (:func:`render_state`).
 

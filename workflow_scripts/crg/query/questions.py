@@ -7,10 +7,10 @@ The wording is ours (templates ``question_payoff`` and ``question_target``):
 - ``higher_payoff``: which gives the seat the higher expected payoff at this risk p,
   (A) nobody contributes, the target is missed: ``(1 - p) * endowment`` (36 at p = 0.1), or
   (B) exact split, the target is reached exactly: ``endowment - fair share`` (20)?
-  C when both are equal (p = 1/2, the pivot p* of the CRG paper's Table 1). This is the comparison
-  behind opt(p) = max(40 (1 - p), 20).
+  C when both are equal (p = 1/2, the pivot p* of the CRG paper Table 1). This is the comparison
+  behind opt(p) = max(E (1 - p), E - F) (max(40 (1 - p), 20) with the paper's rules).
 - ``target``: what the pool must reach after the last round for every seat to keep its units:
-  the target (120), among half, one and a half and twice the target.
+  the target (120 with the paper's rules), among half, one and a half and twice the target.
 """
 
 from __future__ import annotations
@@ -64,8 +64,9 @@ def higher_payoff_implies(rules: Rules, answer: str) -> float | None:
 
 
 def target_options(rules: Rules) -> tuple[str, ...]:
-    """Half, one, one and a half and two times the target, as integers (60, 120, 180, 240)."""
-    return tuple(str(int(rules.target * factor)) for factor in (0.5, 1, 1.5, 2))
+    """Half, one, one and a half and two times the target, rounded down to whole numbers (60, 120, 180,
+    240 for a target of 120), each once (a target of 1 gives 0, 1, 2)."""
+    return tuple(dict.fromkeys(str(int(rules.target * factor)) for factor in (0.5, 1, 1.5, 2)))
 
 
 QUESTIONS: dict[str, ValueQuestion] = {

@@ -14,7 +14,7 @@ seats and rounds are 1-based; ``p`` is the risk. Every table names the game (``g
   (:data:`workflow_scripts.llm.records.ANSWER_FIELDS`, the same in every study): earlier
   unreadable answers are kept in ``earlier_answers``; a scripted seat's row has status valid,
   parse method ``scripted`` and no model call.
-- ``games``: one row per seat per game; game-level columns repeat on the six rows of a game
+- ``games``: one row per seat per game; game-level columns repeat on the rows of a game (one per seat)
   (so means over rows weight every game equally). Result columns are null for incomplete
   games (``complete`` false, ``incomplete_reason`` set).
 - ``questions``: one row per value question asked (``answer`` is the option answered).

@@ -1,10 +1,18 @@
-"""Markdown documents of the collective-risk tables (Tables 3-5, selection), with their titles and captions."""
+"""Markdown documents of the collective-risk tables (Tables 3-5, selection), with their titles and captions.
+
+Captions name the game's numbers (players, endowment, target, opt(p), p*) through :func:`game_fields`,
+so a ``crg.game`` other than the CRG paper's is described by its own values.
+"""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
+
+from workflow_scripts.gametheory.collective_risk import Rules, even_split_actions
+from workflow_scripts.gametheory.collective_risk_optimum import least_reachable_pool, optimal_share
 
 TITLES = {
     "table3": "Table 3: self-play over the risk grid",
@@ -18,12 +26,12 @@ TITLES = {
 
 CAPTIONS = {
     "table3": (
-        "Self-play over the risk grid (base prompt, design 1; the CRG paper's Table 3). total_at_p0: mean seat "
-        "total at p = 0, where contributing is dominated. exact_split_pct: seats giving 2 in every round. "
-        "target_pct: games reaching 120. payoff: expected payoff per seat; opt: mean opt(p) = "
-        "max(40 (1 - p), 20) over the same seats. lost_pct: share of opt(p) lost. main_loss: the largest "
-        "part of the loss (below p*: contributing when p < 1/2; past 120: units beyond the fair share in "
-        "games that reached the target; missed: missing the target at p >= 1/2; definitions in "
+        "Self-play over the risk grid (base prompt, design 1; the CRG paper Table 3). total_at_p0: mean seat "
+        "total at p = 0, where contributing is dominated. exact_split_pct: seats giving {exact_split}. "
+        "target_pct: games reaching {target}. payoff: expected payoff per seat; opt: mean opt(p) = "
+        "max({endowment} (1 - p), {reached_optimum}) over the same seats. lost_pct: share of opt(p) lost. main_loss: the largest "
+        "part of the loss (below p*: contributing when p < {pivot}; past {target}: units beyond the fair share in "
+        "games that reached the target; missed: missing the target at p >= {pivot}; definitions in "
         "workflow_scripts/gametheory/collective_risk_optimum.py). Means over seats of complete games."
     ),
     "table4": (
@@ -36,7 +44,7 @@ CAPTIONS = {
     ),
     "table4_by_side": (
         "every risk Base shares on its own row (bottom block), and beside them a row pooled over a control's "
-        "risks on one side of p* = 1/2 where it has two or more (top block); a pool never holds p = 0, p* or "
+        "risks on one side of p* = {pivot} where it has two or more (top block); a pool never holds p = 0, p* or "
         "risks from both sides of p*, where the optimal contribution differs. Every row is in the family"
     ),
     "table4_printed": (
@@ -46,8 +54,8 @@ CAPTIONS = {
         "printed cells: one Base row per model plus its comparisons (7 per model in the paper)"
     ),
     "table5": (
-        "Units a model seat gives per game before and after the outcome is settled, beside five scripted "
-        "partners (design 3, risks pooled; the CRG paper's Table 5). Given such partners every unit is wasted; "
+        "Units a model seat gives per game before and after the outcome is settled, beside {others} scripted "
+        "partners (design 3, risks pooled; the CRG paper Table 5). Given such partners every unit is wasted; "
         "units after settlement are wasted even for a seat unaware that its partners are scripted."
     ),
     "game_bootstrap": (
@@ -64,7 +72,7 @@ CAPTIONS = {
         "In-game value questions (design 2 'with questions'; the CRG paper's abstract: models 'correctly identified "
         "which action offered the higher expected payoff ... yet their contributions changed little'). "
         "Knows versus does: per model, condition and question, the readable answers below and above the pivot "
-        "p* = 1/2 (p* itself left out), where the correct answer of higher_payoff switches from A to B: share "
+        "p* = {pivot} (p* itself left out), where the correct answer of higher_payoff switches from A to B: share "
         "correct on each side, the most frequent answer, the share of games whose majority answer is correct and "
         "both_sides (their product: the share of pairs of games, one on each side, that both answer correctly); "
         "switch: the share answering the option correct above p* above minus below (0 for a model that answers "
@@ -72,8 +80,8 @@ CAPTIONS = {
         "P over games (scipy.stats.permutation_test); verdict: knows (a majority correct on both sides), same "
         "answer on both sides (a letter preference, never knowledge), does not know, or not testable (a side "
         "without answers, or a question whose correct answer does not switch); beside them the change of the mean "
-        "seat total from below to above p*, the change the correct answers imply (0 -> 20) and the change the "
-        "model's own answers imply (A: 0, B: 20, C: none). Answer distribution: every option's count per risk. "
+        "seat total from below to above p*, the change the correct answers imply (0 -> {optimal_share}) and the change the "
+        "model's own answers imply (A: 0, B: the fair share {fair_share}, C: none). Answer distribution: every option's count per risk. "
         "Share correct: per risk, correct answers out of those asked with the {confidence:g}% Wilson interval; "
         "answers that could not be read are counted by status (invalid, empty, truncated, refused, failed), never "
         "read as an option. After the question: mean units per round by seats that answered correctly and "
@@ -82,7 +90,7 @@ CAPTIONS = {
     ),
     "replicator": (
         "The discrete replicator map x' = x (c + f_A) / (c + mean f) on the edge of every pair of models, per risk "
-        "(the CRG paper Section 3.3's seat payoffs; background c = {background:g}; groups of six drawn from an infinite "
+        "(the CRG paper Section 3.3's seat payoffs; background c = {background:g}; groups of {players} drawn from an infinite "
         "population, workflow_scripts/evolution/replicator.py): its rest points (share_a: the share of model_a; 0 "
         "and 1 are the pure populations), the payoff there, the modulus of the map's eigenvalue and the stability "
         "(stable below 1, unstable above, neutral at 1). Beside them the Fermi process at the run's largest N: "
@@ -91,11 +99,35 @@ CAPTIONS = {
     ),
     "selection": (
         "Rare-mutation Fermi selection (beta = {beta:g}) over the models of the mixed tables, from base-prompt "
-        "payoffs (the CRG paper Section 3.3, Fig. 5). N = 6: one table; larger N: well mixed, tables of 6 drawn "
+        "payoffs (the CRG paper Section 3.3, Fig. 5). N = {players}: one table; larger N: well mixed, tables of {players} drawn "
         "at random. rho: fixation probability of one mutant among residents (neutral 1/N). Risks that "
         "lack a seat split or a self-play, or whose games all ended incomplete, are listed under 'skipped' with the reason."
     ),
 }
+
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def game_fields(rules: Rules) -> dict[str, str]:
+    """The game's numbers as the captions write them (the CRG paper: players 6, others ``five``, endowment
+    40, target 120, reached_optimum 20 = E - F*, optimal_share 20, fair_share 20, pivot ``1/2``, exact_split
+    ``2 in every round``)."""
+    others = rules.n_seats - 1
+    share = optimal_share(rules)
+    split = even_split_actions(rules)
+    if len(split) == 1:
+        exact = f"{split[0]} in every round"
+    elif split:
+        exact = f"{split[0]} or {split[1]} in every round, {rules.fair_share:g} in all"
+    else:
+        exact = f"exactly the fair share {rules.fair_share:g} (no such split exists with these actions)"
+    return {
+        "players": str(rules.n_seats), "others": NUMBER_WORDS[others] if others < len(NUMBER_WORDS) else str(others),
+        "endowment": str(rules.endowment), "target": str(rules.target), "optimal_share": f"{share:g}",
+        "reached_optimum": f"{rules.endowment - share:g}", "fair_share": f"{rules.fair_share:g}", "exact_split": exact,
+        "pivot": str(Fraction(least_reachable_pool(rules), rules.n_seats * rules.endowment)),
+    }
 
 
 def markdown(title: str, caption: str, sections: list[tuple[str, pd.DataFrame]], index: bool = False) -> str:

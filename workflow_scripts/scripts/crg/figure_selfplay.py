@@ -7,6 +7,7 @@ hand_over(globals())  # in a local run its warm interpreter runs this job, its i
 import pandas as pd
 
 from workflow_scripts.crg.figures.selfplay import selfplay_figure
+from workflow_scripts.gametheory.collective_risk import Rules
 from workflow_scripts.plotting import save
 from workflow_scripts.scripts.logs import rule_log
 
@@ -15,4 +16,5 @@ out = snakemake.output
 
 with rule_log(snakemake.log[0]):
     frames = {name: pd.read_csv(path, dtype={"label": str}) for name, path in snakemake.input.items()}
-    save(selfplay_figure(frames["grid"], frames["actions"], frames["losses"]), [out.png, out.pdf])
+    rules = Rules.from_config(snakemake.params.game)
+    save(selfplay_figure(frames["grid"], frames["actions"], frames["losses"], rules), [out.png, out.pdf])

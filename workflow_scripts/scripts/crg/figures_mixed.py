@@ -7,6 +7,7 @@ hand_over(globals())  # in a local run its warm interpreter runs this job, its i
 import pandas as pd
 
 from workflow_scripts.crg.figures.mixed import mixed_figure, pair_figure
+from workflow_scripts.gametheory.collective_risk import Rules
 from workflow_scripts.plotting import save
 from workflow_scripts.scripts.logs import rule_log
 
@@ -15,7 +16,7 @@ out = snakemake.output
 
 with rule_log(snakemake.log[0]):
     frames = {name: pd.read_csv(path, dtype={"label": str}) for name, path in snakemake.input.items()}
-    models = list(snakemake.params.models)
-    save(pair_figure(frames["pairs"], models), [out.fig3_png, out.fig3_pdf])
-    save(mixed_figure(frames["replacement"], frames["contributions"], models, list(snakemake.params.run_models)),
+    models, rules = list(snakemake.params.models), Rules.from_config(snakemake.params.game)
+    save(pair_figure(frames["pairs"], models, rules), [out.fig3_png, out.fig3_pdf])
+    save(mixed_figure(frames["replacement"], frames["contributions"], models, list(snakemake.params.run_models), rules),
          [out.fig4_png, out.fig4_pdf])

@@ -6,14 +6,14 @@ hand_over(globals())  # in a local run its warm interpreter runs this job, its i
 
 import pandas as pd
 
-from workflow_scripts.gametheory.collective_risk import SEED_000_RULES
+from workflow_scripts.gametheory.collective_risk import Rules
 from workflow_scripts.crg.analysis.game_bootstrap import blockwise, cell_games, game_draws, top_probabilities, with_intervals
 from workflow_scripts.crg.analysis.seat_results import pick
 from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.crg.analysis.selection import (
     payoff_table, risks_without_games, stationary_draws, target_rates, weighted_target_rates,
 )
-from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
+from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, game_fields, markdown, write_markdown
 from workflow_scripts.evolution.payoff_tables import check_payoff_table, select_by_risk
 from workflow_scripts.scripts.logs import rule_log
 
@@ -23,7 +23,8 @@ out = snakemake.output
 
 with rule_log(snakemake.log[0]) as log:
     seats = pick(pd.read_parquet(snakemake.input.seats), dict(params.base_prompt))
-    models, group = list(params.models), SEED_000_RULES.n_seats
+    rules = Rules.from_config(params.game)
+    models, group = list(params.models), rules.n_seats
     payoffs = payoff_table(seats, models, group)
     payoffs.to_csv(out.payoffs, index=False)
     fixation, stationary, skipped = select_by_risk(
@@ -41,7 +42,7 @@ with rule_log(snakemake.log[0]) as log:
     for frame, path in ((fixation, out.fixation), (stationary, out.stationary), (weighted, out.weighted),
                         (skipped, out.skipped)):
         frame.to_csv(path, index=False)
-    caption = CAPTIONS["selection"].format(beta=params.beta) + CAPTIONS["game_bootstrap"].format(
+    caption = CAPTIONS["selection"].format(beta=params.beta, **game_fields(rules)) + CAPTIONS["game_bootstrap"].format(
         draws=int(params.draws), level=params.confidence) + CAPTIONS["selection_top"]
     write_markdown(out.table, markdown(TITLES["selection"], caption, [("stationary distribution", stationary), ("self-play target rate weighted by mass", weighted),
                             ("fixation probabilities", fixation), ("skipped (population, risk, reason)", skipped)]))

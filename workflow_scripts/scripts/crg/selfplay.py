@@ -10,7 +10,8 @@ from workflow_scripts.crg.analysis.game_bootstrap import bootstrap, with_interva
 from workflow_scripts.crg.analysis.seat_results import pick
 from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.crg.analysis.selfplay import TABLE3_INTERVAL_COLUMNS, action_shares, contribution_grid, loss_shares, table3
-from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, markdown, write_markdown
+from workflow_scripts.crg.tables.documents import CAPTIONS, TITLES, game_fields, markdown, write_markdown
+from workflow_scripts.gametheory.collective_risk import Rules
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]
@@ -18,14 +19,15 @@ snakemake = globals()["snakemake"]
 with rule_log(snakemake.log[0]) as log:
     grid = pick(pd.read_parquet(snakemake.input.seats), dict(snakemake.params.grid))
     models = list(snakemake.params.models)
+    rules = Rules.from_config(snakemake.params.game)
     draws = int(snakemake.params.draws)
-    resampled = bootstrap(grid, lambda s: table3(s, models), draws, derive_seed(snakemake.params.seed, "table3"))
-    table = with_intervals(table3(grid, models), resampled, ["model"], TABLE3_INTERVAL_COLUMNS,
+    resampled = bootstrap(grid, lambda s: table3(s, models, rules), draws, derive_seed(snakemake.params.seed, "table3"))
+    table = with_intervals(table3(grid, models, rules), resampled, ["model"], TABLE3_INTERVAL_COLUMNS,
                            snakemake.params.confidence)
     table.to_csv(snakemake.output.csv, index=False)
-    caption = CAPTIONS["table3"] + CAPTIONS["game_bootstrap"].format(draws=draws, level=snakemake.params.confidence)
+    caption = CAPTIONS["table3"].format(**game_fields(rules)) + CAPTIONS["game_bootstrap"].format(draws=draws, level=snakemake.params.confidence)
     write_markdown(snakemake.output.table, markdown(TITLES["table3"], caption, [("per model", table)]))
-    contribution_grid(grid, models).to_csv(snakemake.output.grid, index=False)
-    action_shares(pd.read_parquet(snakemake.input.decisions), grid).to_csv(snakemake.output.actions, index=False)
+    contribution_grid(grid, models, rules).to_csv(snakemake.output.grid, index=False)
+    action_shares(pd.read_parquet(snakemake.input.decisions), grid, rules).to_csv(snakemake.output.actions, index=False)
     loss_shares(grid, models).to_csv(snakemake.output.losses, index=False)
     log.info("Table 3: %d models, %d grid games", len(table), grid["game_id"].nunique())
