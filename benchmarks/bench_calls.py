@@ -1,4 +1,4 @@
-"""Benchmark: provider calls, prompt tokens and throughput of the three estimation methods (issue 11).
+"""Benchmark: provider calls, prompt tokens and throughput of the three estimation methods.
 
 1. **Savings** (no model is called): for the default grid (config/config.yaml) and the paper grid's
    per-model plan (config/paper_ipd.yaml), provider calls, prompt tokens and generated answers per
@@ -119,7 +119,7 @@ def savings(grid: str, n: int, count: TokenCounter) -> pd.DataFrame:
 
 
 def _offers_n(spec: ModelSpec) -> bool:
-    """litellm lists ``n`` for the provider (llama.cpp's server drops it: measured, NOTES.md)."""
+    """litellm lists ``n`` for the provider (llama.cpp's server ignores it and returns one choice)."""
     from workflow_scripts.llm.spec import _supported_params
 
     supported = _supported_params(spec.litellm_model)

@@ -1,8 +1,8 @@
-"""Benchmark: posterior classification of every strategy of the paper grid (issue 19).
+"""Benchmark: posterior classification of every strategy of the paper grid.
 
 What the pipeline's jobs do for config/paper_ipd.yaml (five models; memory-1 experiments original
 (10 framings), stopping (4 w), equal gains (x = 0..10); memory-2), with counts of 50 answers per
-scenario drawn around seed 001's published strategies: per experiment (one job each, as
+scenario drawn around the IPD paper's published strategies: per experiment (one job each, as
 ``snakemake --cores 2`` runs them, here a pool of ``--cores`` processes) the verdict margins and
 epsilon-verdict probabilities of every strategy at w = 0, 0.01 and its own w
 (verdict_confidence), its reading probabilities (reading_confidence), and then the win
@@ -52,7 +52,7 @@ def grid_config(grid: str = "paper") -> dict:
 
 def synthetic_tables(ipd: dict, experiment: str, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """(strategies, counts, kind) of one experiment: counts ~ Binomial(n, p) with the experiment's n answers
-    per scenario, p near a seed 001 strategy."""
+    per scenario, p near the IPD paper strategy."""
     conditions = experiment_conditions(ipd, experiment)
     samples = int(ipd["experiments"][experiment].get("samples") or ipd["samples"])
     kind = conditions[0].kind

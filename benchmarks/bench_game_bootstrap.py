@@ -18,7 +18,7 @@ Usage::
     python benchmarks/bench_game_bootstrap.py --models m1 m2 m3 --games 5 --draws 200
     python benchmarks/bench_game_bootstrap.py --seats results/crg/seats.parquet --models gemma3-270m gemma3-270m-greedy
 
-The synthetic table has the seed's mixed design (every pair of ``--models`` at seat splits 1-5 and
+The synthetic table has the paper's mixed design (every pair of ``--models`` at seat splits 1-5 and
 risks 0.1, 0.5, 0.9) and self-play at the 11 risks 0, 0.1, ..., 1, ``--games`` games a cell, about
 5% of them incomplete; a seat's total is 2 x Binomial(20, q) with q fixed per model. Exit status 1
 if the outputs differ or the speed-up is below ``--target`` (5; 11-12x measured on the paper's shape).

@@ -15,7 +15,7 @@ game (the first option). Re-asks are not counted (every answer is read at once).
 
 1. **Per cell**: self-play at p = 0.5, ``--cells`` cells of ten games (each its own ``crg.seed``),
    calls per cell by mode.
-2. **Per model of the paper grid** (``config/paper_crg.yaml``, seed 000's Table 2: self-play, the
+2. **Per model of the paper grid** (``config/paper_crg.yaml``, the CRG paper's Table 2: self-play, the
    controls, the scripted partners, the mixed tables): the jobs of one model (``claude-haiku-4.5``;
    every model's are alike), its questions and calls by mode, and the calls per cell of each design.
 3. **The default grid** (``config/config.yaml``, one game per cell) per model the same way; with

@@ -2,7 +2,7 @@
 
 For every strategy and stopping probability w the best-response MDP (mdp.py, 21 states)
 and the vectorised enumeration of all 2,097,152 deterministic memory-2 strategies
-(bruteforce.py, seed 001 SI section 6.2) compute max_{s'} pi(s', s) and the rival gap
+(bruteforce.py, the IPD paper's SI section 6.2) compute max_{s'} pi(s', s) and the rival gap
 max_{s'} [pi(s', s) - pi(s, s')]; the Nash and rival verdicts must agree. Times: the
 brute force once per case, the MDP as the best of ``--repeats`` runs. The speed-up is
 total brute-force time / total MDP time (ratios, not absolute times, are the result).
@@ -46,7 +46,7 @@ def random_memory_two(generator: np.random.Generator) -> np.ndarray:
 
 
 def cases(n_random: int, seed: int) -> dict[str, np.ndarray]:
-    """n_random random memory-2 strategies plus the seed-001 ones and TF2T / 2TFT."""
+    """n_random random memory-2 strategies plus the IPD-paper ones and TF2T / 2TFT."""
     generator = np.random.default_rng(seed)
     chosen = {f"random {i}": random_memory_two(generator) for i in range(n_random)}
     chosen.update({name: embed(s, 2) for name, s in known.SEED_001_ORIGINAL.items()})

@@ -1,6 +1,6 @@
 """Benchmark: share of 10^6 random memory-1 opponents that beat a strategy (Tables S27-S31).
 
-Times diagnostics.random_opponent_share for one strategy (default: seed 001's GPT-5
+Times diagnostics.random_opponent_share for one strategy (default: the IPD paper's GPT-5
 strategy (1; 1, 0, 27/50, 1)) at each requested w and reports the peak memory of the
 computation: the peak of Python-tracked allocations (tracemalloc, numpy arrays
 included) and the process's peak resident set size (resource.getrusage, whole

@@ -1,6 +1,6 @@
-"""Sequential sampling against the fixed 50-sample design, simulated on seed 001's published counts.
+"""Sequential sampling against the fixed 50-sample design, simulated on the IPD paper's published counts.
 
-Seed 001's main text ("The results of our experiments are shown in Fig. 1B") gives the counts of L
+The IPD paper's main text ("The results of our experiments are shown in Fig. 1B") gives the counts of L
 out of 50 of the five models' memory-1 strategies without framing (the no-framing row of Tables
 S4-S8; the framed rows are in tables whose values the seed text does not hold). For each of them and
 each trial, 50 answers per scenario are drawn from the published frequency k/50; the fixed design
@@ -45,7 +45,7 @@ from workflow_scripts.ipd.analysis.reading import read_strategy  # noqa: E402
 from workflow_scripts.llm.estimation.sequential import Sequential, expected_calls, settled  # noqa: E402
 from workflow_scripts.stats import wilson_interval  # noqa: E402
 
-PUBLISHED = {  # (p0, pLL, pLR, pRL, pRR): L out of 50, seed 001 main text (Fig. 1B), no framing
+PUBLISHED = {  # (p0, pLL, pLR, pRL, pRR): L out of 50, the IPD paper's main text (Fig. 1B), no framing
     "Claude Sonnet 4": (50, 50, 0, 50, 50),
     "Gemini 2.5 Pro": (41, 50, 0, 1, 21),
     "GPT-4o": (50, 50, 0, 0, 0),

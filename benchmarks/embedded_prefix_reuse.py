@@ -1,4 +1,4 @@
-"""Prefix reuse against cold evaluation on the embedded server (issue 18): the answers and
+"""Prefix reuse against cold evaluation on the embedded server: the answers and
 log-probabilities of the same seeded requests after two different histories, and time per request.
 
 Usage: python benchmarks/embedded_prefix_reuse.py aligned|library|cold [model_dir]  (aligned: the pipeline's

@@ -3,7 +3,7 @@ sampled answer with and without it, and whether the answers are the same.
 
 Usage: python benchmarks/grammar_filter.py [draws] [model_dir]. One server each way, the same requests
 (the pipeline's parameters for the default config's embedded model: temperature 1, neutral samplers,
-derived seeds, grammar) on a memory-1 prompt (seed 001, SI §4.1) and a collective-risk prompt (0, 2 or
+derived seeds, grammar) on a memory-1 prompt (the IPD paper's SI §4.1) and a collective-risk prompt (0, 2 or
 4 units); prints one JSON line: seconds per request each way, their ratio, and the answers' equality.
 """
 import json

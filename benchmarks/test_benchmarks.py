@@ -40,7 +40,7 @@ def test_calls_benchmark():
 
 def test_sequential_benchmark():
     """Sequential sampling (rounds of 5 at 99%) saves >= 3x the calls of the fixed 50-sample design on
-    seed 001's published counts and keeps >= 98% of its readings (about 30 s)."""
+    the IPD paper's published counts and keeps >= 98% of its readings (about 30 s)."""
     assert bench_sequential.main([]) == 0
 
 

@@ -372,7 +372,7 @@ def all_targets():
     return targets
 
 
-# The collective-risk grid (seed 000, Table 2): one play job per lineup x design x condition
+# The collective-risk grid (the CRG paper's Table 2): one play job per lineup x design x condition
 # (workflow_scripts/crg/design/), and what each analysis reads. Lineup: a model name, or "a+b" for the
 # two models of a mixed table (design 4).
 CRG_SETTINGS = crg_settings(config) if "crg" in config else defaults("crg")

@@ -1,4 +1,4 @@
-"""Helpers of the operations tests (issue 10): small DAGs whose models answer from the stub provider
+"""Helpers of the operations tests: small DAGs whose models answer from the stub provider
 over HTTP, and the provider's own log matched against the response cache."""
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Debian's ``slurm-wlm`` and ``munge`` packages (SLURM 22.05 on Debian 12), instal
 apt-get when missing. The daemons run in the foreground as children of the test (munged,
 slurmctld, slurmd), with state, spool, logs and pid files in a temporary directory and traffic
 on loopback only (the node's address is 127.0.0.1). The configuration must sit at
-``/etc/slurm/slurm.conf``: the ``srun`` step inside a job does not see ``SLURM_CONF`` (measured,
-../shared/NOTES.md). A file already there that this module did not write is never touched.
+``/etc/slurm/slurm.conf``: the ``srun`` step inside a job does not see ``SLURM_CONF`` (SLURM 22.05 as
+Debian packages it). A file already there that this module did not write is never touched.
 
 There is no accounting database (``AccountingStorageType=accounting_storage/none``): the
 cluster's own job list is ``squeue --states=all``, which keeps finished jobs for ``MinJobAge``
@@ -81,7 +81,7 @@ def slurm_conf(root: Path, host: str, cpus: int, memory_mb: int, gpus: int = 0,
                partitions: tuple[str, ...] = PARTITIONS) -> str:
     """slurm.conf of a one-node cluster whose state, spool and logs are under ``root``.
 
-    The settings that work on one machine without cgroups were measured here (NOTES.md):
+    The settings that work on one machine without cgroups are these:
     linuxproc process tracking, no task plugin, cons_tres with cores and memory as resources. The
     node is taken as configured (``SlurmdParameters=config_overrides``), so it may declare more CPUs
     than the machine has, and ``gpus`` GPUs that stand-in device files represent (:func:`gres_conf`):

@@ -1,4 +1,4 @@
-"""The embedded server answers a request the same whatever it evaluated before (issue 18).
+"""The embedded server answers a request the same whatever it evaluated before.
 
 llama-cpp-python reuses the KV cache of the prefix a prompt shares with the previous one, which
 changes the logits' last bits, so a seeded answer depended on the server's history and a cold rerun

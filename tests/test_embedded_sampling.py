@@ -1,8 +1,8 @@
-"""Unbiased sampling on the embedded model (issue 9): sampled shares match the model's own probabilities.
+"""Unbiased sampling on the embedded model: sampled shares match the model's own probabilities.
 
 The model's probability of each answer comes from the server's token log-probabilities (one call
 per answer, constrained by a one-answer grammar so that answer is the reported token; the reported
-log-probabilities are those of the unconstrained model, see ../shared/NOTES.md). Renormalised over
+log-probabilities are those of the unconstrained model, before the grammar and the temperature). Renormalised over
 the two answers the grammar ``root ::= "L" | "R"`` allows, at temperature 1, that is the
 distribution a grammar-constrained draw follows when no other sampler stage truncates it.
 The draws use the pipeline's derived seeds (``workflow_scripts.llm.spec.derived_seed``, base seed
@@ -31,7 +31,7 @@ from workflow_scripts.llm.spec import ModelSpec, derived_seed
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at litellm import (NOTES.md)
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at litellm import: its bundled price map
 
 OPTIONS = ("L", "R")
 SEED = 20261130
@@ -43,12 +43,12 @@ NEUTRAL = (NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP)
 PIPELINE = ModelSpec.from_config("gemma3-270m", {
     **yaml.safe_load((REPO / "config" / "config.yaml").read_text())["models"]["gemma3-270m"], "max_concurrency": 1})
 DEFAULTS = (SERVER_DEFAULTS, {})
-# Seed 001 SI §4.1: the memory-1 round-one prompt, standard stage payoffs, no framing, SI §2 system prompt.
+# The IPD paper's SI §4.1: the memory-1 round-one prompt, standard stage payoffs, no framing, SI §2 system prompt.
 MEMORY1_ROUND1 = messages("Follow specified goals", user_prompt("round1", StagePayoffs.of((3, 0, 5, 1))))
 # A prompt whose minority answer has under 5% of the top answer's probability, so min_p 0.05 removes
 # it (found by probing the embedded model under Llama-2's fallback format: P(L) 0.036-0.038 of P(R),
 # depending on what the server evaluated before; "R R R R" was too close to the 5% edge, 0.046-0.049;
-# under Gemma's turns, the template since issue 18, P(L) 0.0028 and P(R) 0.115: 0.024 of P(R)).
+# under Gemma's turns, the product's template, P(L) 0.0028 and P(R) 0.115: 0.024 of P(R)).
 MIN_P_PROMPT = [{"role": "user", "content": "R R R R!"}]
 
 
@@ -153,7 +153,7 @@ def test_server_defaults_never_draw_an_answer_below_min_p_and_neutral_values_do(
 
 
 def test_the_server_formats_conversations_with_the_gemma_template(server):
-    """The server applies the product's template, not llama-cpp-python's Llama-2 fallback (issue 18): a
+    """The server applies the product's template, not llama-cpp-python's Llama-2 fallback: a
     chat request's prompt_tokens equals the server tokenizer's count of the conversation written in
     Gemma turns (chat_templates.formatter; the tokenize endpoint adds the BOS itself), and differs from
     the count of the same conversation in Llama-2's [INST] format."""

@@ -1,4 +1,4 @@
-"""``snakemake --lint`` finds nothing in the workflow (issue 17), on the default config without a
+"""``snakemake --lint`` finds nothing in the workflow, on the default config without a
 profile, apart from the exceptions listed here with the reason each is not a problem."""
 
 import re

@@ -1,4 +1,4 @@
-"""Provider faults and damaged caches in whole Snakemake runs (issue 10), on a small DAG whose models
+"""Provider faults and damaged caches in whole Snakemake runs, on a small DAG whose models
 answer from the stub provider over HTTP (tests/stub_server.py). The stub's own log is the count of
 calls; each logged request is matched to its cache entry by (seed, digest of the messages).
 

@@ -1,4 +1,4 @@
-"""kill -9 of the whole run at random moments loses nothing (issue 10).
+"""kill -9 of the whole run at random moments loses nothing.
 
 A small DAG (two IPD models, 20 questions, their strategy table; one CRG self-play game, 60
 decisions) answered by the stub provider, 0.05 s per answer. First one uninterrupted run gives the

@@ -1,4 +1,4 @@
-"""Query jobs inside real Snakemake runs (issue 10): their progress reaches the terminal Snakemake
+"""Query jobs inside real Snakemake runs: their progress reaches the terminal Snakemake
 runs in, and they stop asking when only the Snakemake process is killed (its jobs survive it), so
 that `--unlock` and a rerun pay nothing twice. The provider is the stub (tests/stub_server.py),
 slowed down so that the runs can be watched and killed while they ask."""

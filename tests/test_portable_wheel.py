@@ -2,7 +2,7 @@
 
 The builder is replaced by a fake that writes a named wheel file and counts its calls, so these tests
 say exactly when a build happens: never for a key already cached, always for a key that differs in
-one field (issue 16: "change one flag, get a rebuild").
+one field ("change one flag, get a rebuild").
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_one_changed_flag_gives_a_rebuild(tmp_path, env, change):
 
 
 def test_the_key_holds_architecture_python_and_cmake(env):
-    """The fields issue 16 names (version, CMake arguments, compiler, architecture) and those that also
+    """The fields a rebuild must follow (version, CMake arguments, compiler, architecture) and those that also
     shape a binary wheel (Python tag, CMake, C library)."""
     key = pw.build_key(PIN, PORTABLE, env)
     assert key["pin"] == PIN and key["cmake_args"] == PORTABLE

@@ -24,7 +24,7 @@ from conftest import Workflow, scripted_config  # tests/conftest.py (pipeline fi
 
 pytestmark = pytest.mark.slow
 
-IPD, CRG = "Prisoner's dilemma (seed 001)", "Collective-risk dilemma (seed 000)"
+IPD, CRG = "Prisoner's dilemma (the IPD paper)", "Collective-risk dilemma (the CRG paper)"
 REPORTED = (".csv", ".md", ".png")
 # Distinct values, so that a caption showing them shows the config: samples 2, classification at
 # w = 0 and 0.2, 50 random opponents, 3 rounds of play, Table 4's alpha 0.02 and shift 3 units, beta 0.5.
@@ -134,23 +134,23 @@ def test_every_caption_names_its_seed_item_and_the_config_behind_it(report):
     results, _, _, written = report
     for path in written:
         text = caption(results, path)
-        seeds = (["Seed 001:", "Seed 000:"] if path.startswith("results/plan.")
-                 else ["Seed 001:"] if path.startswith("results/ipd/") else ["Seed 000:"])
+        seeds = (["IPD paper:", "CRG paper:"] if path.startswith("results/plan.")
+                 else ["IPD paper:"] if path.startswith("results/ipd/") else ["CRG paper:"])
         assert all(seed in text for seed in seeds) and "Config:" in text, path
 
 
 @pytest.mark.parametrize("path, phrases", [
-    ("results/ipd/original/tables/counts.md", ["Seed 001: Tables S4-S8", "framings none, saint", "2 valid answers wanted"]),
-    ("results/ipd/original/figures/framings.png", ["Seed 001: Fig. 4", "cooperative = saint"]),
+    ("results/ipd/original/tables/counts.md", ["IPD paper: Tables S4-S8", "framings none, saint", "2 valid answers wanted"]),
+    ("results/ipd/original/figures/framings.png", ["IPD paper: Fig. 4", "cooperative = saint"]),
     ("results/ipd/original/classification.csv", ["Tables S27 (w = 0) and S28", "w = 0, 0.2", "50 random memory-1"]),
-    ("results/ipd/original/figures/payoff_range.png", ["Seed 001: Fig. 1C", "w = 0, 0.2"]),
+    ("results/ipd/original/figures/payoff_range.png", ["IPD paper: Fig. 1C", "w = 0, 0.2"]),
     ("results/ipd/original/tables/label_swap.md", ["labellings swapped"]),
     ("results/ipd/play/figures/play.png", ["3 rounds per game"]),
-    ("results/ipd/tournaments/figures/wins.png", ["Seed 001: Fig. 5A", "ALLD"]),
-    ("results/ipd/decoding.md", ["Seed 001: Table S1"]),
-    ("results/crg/tables/table4.csv", ["Seed 000: Table 4", "at least 3 units", "P < 0.02", "99 permutations"]),
-    ("results/crg/tables/table5.md", ["Seed 000: Table 5", "always_0 (partners always_0 , p = 0.5"]),
-    ("results/crg/figures/fig5.png", ["Seed 000: Fig. 5", "beta = 0.5", "p = 0.9"]),
+    ("results/ipd/tournaments/figures/wins.png", ["IPD paper: Fig. 5A", "ALLD"]),
+    ("results/ipd/decoding.md", ["IPD paper: Table S1"]),
+    ("results/crg/tables/table4.csv", ["CRG paper: Table 4", "at least 3 units", "P < 0.02", "99 permutations"]),
+    ("results/crg/tables/table5.md", ["CRG paper: Table 5", "always_0 (partners always_0 , p = 0.5"]),
+    ("results/crg/figures/fig5.png", ["CRG paper: Fig. 5", "beta = 0.5", "p = 0.9"]),
     ("results/crg/invalid_rates.csv", ["crg.max_reasks = 0"]),
 ])
 def test_captions_state_this_runs_values(report, path, phrases):

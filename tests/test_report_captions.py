@@ -2,7 +2,7 @@
 every rule is a report item, every caption file is used, and every caption renders for the
 default config and both paper overlays as Snakemake renders it (Jinja with ``trim_blocks`` and
 ``lstrip_blocks``, then docutils; Snakemake 9.27.1, snakemake/report/__init__.py, FileRecord.render)
-without a Jinja or reStructuredText error, naming its seed item and the config values behind it.
+without a Jinja or reStructuredText error, naming its paper's item and the config values behind it.
 
 The report built from a real run is tested in tests/test_report.py.
 """
@@ -109,10 +109,10 @@ def test_placement_groups_by_study_and_experiment_or_design():
     """Category from the study folder, subcategory from the group folder; `experiment` groups by the
     rule's {experiment} wildcard."""
     counts = placement(REPO, "ipd/experiment/counts")
-    assert (counts.category, counts.subcategory) == ("Prisoner's dilemma (seed 001)", "{experiment}")
+    assert (counts.category, counts.subcategory) == ("Prisoner's dilemma (the IPD paper)", "{experiment}")
     assert counts.caption == str(CAPTIONS / "ipd/experiment/counts.rst")
     table4 = placement(REPO, "crg/controls/table4")
-    assert (table4.category, table4.subcategory) == ("Collective-risk dilemma (seed 000)",
+    assert (table4.category, table4.subcategory) == ("Collective-risk dilemma (the CRG paper)",
                                                      "design 2: prompt and decoding controls (Table 4)")
 
 
@@ -143,9 +143,9 @@ def every_rendering(config: dict):
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_every_caption_renders_and_names_its_seed(name):
     """No Jinja error, no reStructuredText warning; each caption names its seed paper (IPD captions
-    seed 001, collective-risk captions seed 000) and says what config values it rests on."""
+    the IPD paper, collective-risk captions the CRG paper) and says what config values it rests on."""
     for caption, html in every_rendering(CONFIGS[name]):
-        seed = "Seed 001:" if caption.startswith("ipd/") else "Seed 000:"
+        seed = "IPD paper:" if caption.startswith("ipd/") else "CRG paper:"
         assert seed in text_of(html) and "Config:" in text_of(html), caption
 
 
@@ -154,7 +154,7 @@ def caption_text(caption: str, config: str, **wildcards) -> str:
 
 
 def test_ipd_captions_name_the_seed_table_of_their_experiment():
-    """Seed 001's tables per experiment (SI §5-6): counts S4-S8 / S9 / S10 / S11, strategies S12-S21
+    """The IPD paper's tables per experiment (SI §5-6): counts S4-S8 / S9 / S10 / S11, strategies S12-S21
     (+ S22) / S23 / S24 / S25 / S26, classification S27-S28 / S29 / S30-S31; Fig. 2A for w, 2B for x."""
     expected = {
         ("counts", "original"): "Tables S4-S8", ("counts", "stopping"): "Table S9",
@@ -165,15 +165,15 @@ def test_ipd_captions_name_the_seed_table_of_their_experiment():
         ("classification", "stopping"): "Table S29", ("classification", "equal_gains"): "Tables S30 and S31",
     }
     for (table, experiment), seed_table in expected.items():
-        assert f"Seed 001: {seed_table}" in caption_text(f"ipd/experiment/{table}", "paper_ipd", experiment=experiment)
+        assert f"IPD paper: {seed_table}" in caption_text(f"ipd/experiment/{table}", "paper_ipd", experiment=experiment)
     for experiment, figure in (("stopping", "Fig. 2A"), ("equal_gains", "Fig. 2B")):
         text = caption_text("ipd/experiment/estimate_figures", "paper_ipd", experiment=experiment, figure="parameters")
-        assert f"Seed 001: {figure}" in text
+        assert f"IPD paper: {figure}" in text
 
 
 def test_captions_state_the_config_values_behind_them():
-    """Values of config/paper_ipd.yaml and config/paper_crg.yaml (seed 001: 50 answers per scenario,
-    w = 0.01, 0.1, 0.2, 0.5, 10^6 random opponents; seed 000: 10 games per cell, design 2's six
+    """Values of config/paper_ipd.yaml and config/paper_crg.yaml (the IPD paper: 50 answers per scenario,
+    w = 0.01, 0.1, 0.2, 0.5, 10^6 random opponents; the CRG paper: 10 games per cell, design 2's six
     controls) and the defaults of config/config.yaml (Table 4: 2 units, alpha 0.01, 0.05, 9999)."""
     counts = caption_text("ipd/experiment/counts", "paper_ipd", experiment="stopping")
     assert "w = 0.01, 0.1, 0.2, 0.5" in counts and "50 valid answers wanted per scenario" in counts

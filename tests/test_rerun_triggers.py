@@ -1,4 +1,4 @@
-"""Jobs rerun exactly when what shapes their answers changes (issue 9).
+"""Jobs rerun exactly when what shapes their answers changes.
 
 Everything that shapes a query job's answers reaches it as Snakemake params (the conditions, the
 system prompt, the re-ask limit, the template texts of its kind, the model entry), so after a

@@ -1,4 +1,4 @@
-"""What a job pays before its first line of work: the modules its rule script imports (issue 16).
+"""What a job pays before its first line of work: the modules its rule script imports.
 
 Every job is a fresh interpreter, so a module imported at start-up is paid once per job: scipy.stats
 (about 1.2 s of CPU here), matplotlib (0.5 s) or litellm (3-7 s) in a job that never calls them is most

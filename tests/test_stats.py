@@ -71,7 +71,7 @@ def test_bca_interval_agrees_with_the_normal_interval_on_a_large_sample():
     assert low == pytest.approx(49.5 - half, abs=0.5) and high == pytest.approx(49.5 + half, abs=0.5)
 
 
-# --- NaN and non-whole inputs are refused, never tested (issue 18) ---
+# --- NaN and non-whole inputs are refused, never tested ---
 
 def test_a_nan_total_is_refused_where_scipy_reports_p_zero():
     """scipy's own permutation test over [1, 2, NaN] vs [3, 4, 5] returns a P value (not NaN); the

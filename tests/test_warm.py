@@ -1,4 +1,4 @@
-"""The warm interpreter of a local run (workflow_scripts/scripts/warm.py, issue 16): a rule script
+"""The warm interpreter of a local run (workflow_scripts/scripts/warm.py): a rule script
 that hands over runs in a child of it with the job's streams, directory, environment and exit status;
 anything that cannot use it runs where it is; a stopped job's child is stopped; it ends with the
 process it watches. Each test runs a real warm interpreter and real job processes, the way Snakemake

@@ -21,11 +21,11 @@ CAPTION_DIR = "report"
 """Folder of the caption files and of the report's overview page, relative to the workflow."""
 
 CATEGORIES = {
-    "ipd": "Prisoner's dilemma (seed 001)",
-    "crg": "Collective-risk dilemma (seed 000)",
+    "ipd": "Prisoner's dilemma (the IPD paper)",
+    "crg": "Collective-risk dilemma (the CRG paper)",
     "both": "Both studies",
 }
-"""Caption folder -> report category: one per study (seed 001: IPD paper; seed 000: CRG paper)."""
+"""Caption folder -> report category: one per study (the IPD paper: IPD paper; the CRG paper: CRG paper)."""
 
 SUBCATEGORIES = {
     "experiment": "{experiment}",

@@ -8,7 +8,7 @@ and the position; no P value or interval is ever computed over it. Callers drop 
 first (e.g. :func:`workflow_scripts.crg.analysis.seat_results.complete_seats`).
 
 scipy.stats is imported by the function that calls it, not with this module: it takes about a second
-to import, and most jobs that import this module (tables, figures) never call it (issue 16).
+to import, and most jobs that import this module (tables, figures) never call it.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def whole_count(value, name: str) -> int:
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion (seed 001, SI §6.1: "Wilson intervals").
+    """Wilson score interval of a binomial proportion (the IPD paper's SI §6.1: "Wilson intervals").
 
     Args:
         successes: number of successes k (e.g. answers L), 0 <= k <= n.
@@ -80,7 +80,7 @@ def mean_shift_test(sample: Sequence[float], reference: Sequence[float], resampl
     'independent'`` (the units are exchangeable between the two samples under the null),
     ``alternative='two-sided'`` (twice the smaller one-sided P, at most 1) and
     ``n_resamples=resamples``: exact over every split of the pooled units when there are at most
-    that many splits, else Monte Carlo with ``numpy.random.default_rng(seed)`` (seed 000, Table 4:
+    that many splits, else Monte Carlo with ``numpy.random.default_rng(seed)`` (the CRG paper's Table 4:
     "permutation P", game as the unit).
 
     Args:
@@ -117,7 +117,7 @@ def _difference_of_means(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.nda
 
 def bootstrap_mean_interval(values: Sequence[float], confidence: float = 0.95, resamples: int = 9999,
                             seed: int = 0, method: str = "BCa") -> tuple[float, float]:
-    """Bootstrap interval of a mean, resampling units (games) with replacement (seed 000, Fig. 4).
+    """Bootstrap interval of a mean, resampling units (games) with replacement (the CRG paper, Fig. 4).
 
     ``scipy.stats.bootstrap`` with ``method`` (default BCa, scipy's default, set explicitly),
     ``n_resamples=resamples`` and ``numpy.random.default_rng(seed)``. A sample whose values are all
@@ -201,7 +201,7 @@ def paired_shift_test(differences: Sequence[float], resamples: int = 9999, seed:
     null distribution flips the sign of each unit independently (exact over the 2^n sign patterns
     when there are at most ``resamples`` of them, else Monte Carlo with
     ``numpy.random.default_rng(seed)``). Used where the unit is a game and the difference is
-    between two groups of seats of that game (seed 000: value questions against play).
+    between two groups of seats of that game (the CRG paper: value questions against play).
 
     Args:
         differences: one number per unit.

@@ -1,4 +1,4 @@
-# Collective-risk dilemma (seed 000), stage query (workflow_scripts/crg/query/): one play job per
+# Collective-risk dilemma (the CRG paper), stage query (workflow_scripts/crg/query/): one play job per
 # lineup x design x condition, then a merge. Lineup: a model name, or "a+b" for the two models of a mixed
 # table (design 4). A served model's jobs name its server's address as input (on a cluster only: rules/serve.smk).
 # Needs from rules/common.smk: the CRG grid (CRG_JOBS, crg_job), model_params, is_embedded, api_calls,

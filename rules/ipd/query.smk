@@ -1,10 +1,10 @@
-# Prisoner's-dilemma study (seed 001), stage query: the jobs that ask the models (workflow_scripts/ipd/query/).
+# Prisoner's-dilemma study (the IPD paper), stage query: the jobs that ask the models (workflow_scripts/ipd/query/).
 # One query job per model (or pair) x experiment asks every selected condition of the experiment (only_conditions
 # restricts them), in one prefix order through the model's one concurrency bound, and writes one counts entry
 # per condition: each job is a fresh Python process whose start-up (imports, litellm's 6.5 CPU-s when it calls)
 # is paid once per experiment instead of once per condition. Elicitation: one job per model x experiment,
-# merged per experiment; the estimation check's log-probability requests (ipd.analysis.estimation_check,
-# issue 11): one per model that can estimate from log-probabilities x experiment; actual play (SI §4.6): one
+# merged per experiment; the estimation check's log-probability requests (ipd.analysis.estimation_check):
+# one per model that can estimate from log-probabilities x experiment; actual play (SI §4.6): one
 # job per pair of models x experiment, every treatment. A job's params hold every condition it asks: editing
 # one condition (a framing's text) reruns the experiment's job of every model, its answers from the cache.
 # A served model's query jobs name its server's address as input (on a cluster only: rules/serve.smk) and share its

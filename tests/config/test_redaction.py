@@ -1,4 +1,4 @@
-"""No command prints a value that looks like a key (issue 18): one rule (workflow_scripts.config.redaction)
+"""No command prints a value that looks like a key: one rule (workflow_scripts.config.redaction)
 over the plan command, the config checks of ``snakemake -n``, the config-file reader and the provider's
 error texts.
 

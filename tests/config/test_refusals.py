@@ -248,7 +248,7 @@ def test_missing_key_is_a_warning_in_a_dry_run_and_stops_a_real_run(workflow):
 @pytest.mark.slow  # over 5 s (a Snakemake or Python subprocess, or a long simulation): not in the fast subset
 def test_api_base_where_nothing_listens_stops_a_real_run_before_any_job(workflow):
     """A hosted model at a loopback port nobody listens on: a dry run lists the jobs and warns naming
-    models.local.api_base (issue 18: it said nothing); a real run is refused at start."""
+    models.local.api_base (it said nothing); a real run is refused at start."""
     config = base_config()
     add_model(config, "local", litellm_model="openai/my-model", api_base=f"http://127.0.0.1:{free_port()}/v1")
     config["ipd"]["models"] = ["tft", "local"]

@@ -1,4 +1,4 @@
-"""Snakemake's config-file loader, wrapped by workflow_scripts.config.snakemake_hook (issue 18): a
+"""Snakemake's config-file loader, wrapped by workflow_scripts.config.snakemake_hook: a
 YAML syntax error in a ``--configfile`` overlay names file, line and column; a good file loads as
 before. The whole path through ``snakemake -n`` is tests/config/test_refusals.py (slow)."""
 

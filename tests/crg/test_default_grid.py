@@ -1,4 +1,4 @@
-"""The default config's collective-risk grid fills every table and figure (issue 8, 'Grids').
+"""The default config's collective-risk grid fills every table and figure ('Grids').
 
 The two embedded models are replaced by scripted players under the same names (the embedded
 model is slow and its answers are not known in advance): ``gemma3-270m`` plays ``conditional``

@@ -1,4 +1,4 @@
-"""Config grids to jobs and cells (seed 000, Table 2), and the config errors they raise."""
+"""Config grids to jobs and cells (the CRG paper's Table 2), and the config errors they raise."""
 
 import copy
 import json
@@ -52,7 +52,7 @@ def games(jobs, design, condition=None):
 
 
 def test_seed_scale_grid_reproduces_table_2_game_counts():
-    """Five models, 10 games per cell (seed 000 Table 2, Fig. 2-3, Table 5):
+    """Five models, 10 games per cell (the CRG paper's Table 2, Fig. 2-3, Table 5):
 
     self-play 5 x 11 risks x 10 = 550; with questions and no hint 5 x 3 x 10 = 150 each; neutral
     and neutral + goal 150 each; two rewordings 5 x 2 x 2 x 10 = 200; beside each scripted

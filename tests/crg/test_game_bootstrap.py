@@ -1,4 +1,4 @@
-"""Game bootstrap through the collective-risk chain (issue 19): enumerable cases by hand, and the fast
+"""Game bootstrap through the collective-risk chain: enumerable cases by hand, and the fast
 path (game numbers, per-game values) against the straightforward one (a resampled table a draw)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Asking a round's identical questions together leaves the games' statistics as they are.
 
-Many self-play games of seed 000's rules with a stochastic scripted player (``sure:0.6`` of
+Many self-play games of the CRG paper's rules with a stochastic scripted player (``sure:0.6`` of
 workflow_scripts/players/crg.py: 2 with probability 0.6, else 0 or 4, leaning by the history), played
 through the layer's whole stack (litellm's provider code, the cache, the grouping; the provider
 in-process: tests/crg/stochastic.py, the HTTP path being tests/llm/test_grouping.py's), against the

@@ -25,7 +25,7 @@ Pool so far: 22 (target: 120)
 Current round: 3 of 10"""
 SEAT = "You are Player 2. Your remaining units: 38"
 ANSWER = "Answer with exactly one of: 0, 2, 4."
-DECISION_ANSWER = ANSWER + " Give only the number as output. Give no explanation."  # the format line (issue 18)
+DECISION_ANSWER = ANSWER + " Give only the number as output. Give no explanation."  # the format line
 
 BASE_RULES = """You are one of 6 players in a collective-risk game. Each player starts with 40 units.
 
@@ -247,7 +247,7 @@ def test_percent(p, text):
 
 
 def test_the_answer_line_names_what_to_give_in_seed_001s_words():
-    """Issue 18: a format sentence of the same kind as seed 001's ("Give only the character as
+    """A format sentence of the same kind as the IPD paper's ("Give only the character as
     output. Give no explanation."), naming numbers, letters or answers (written by hand)."""
     from workflow_scripts.crg.query.prompts import answer_line
 

@@ -199,7 +199,7 @@ def paper_plans(rule):
 
 
 def test_table4_plan_of_the_paper_overlay_by_side():
-    """config/paper_crg.yaml, counted by hand from seed 000 Table 2 (controls at {0.1, 0.5, 0.9} x 2,
+    """config/paper_crg.yaml, counted by hand from the CRG paper's Table 2 (controls at {0.1, 0.5, 0.9} x 2,
     {0, 0.1, 0.9} x 2, {0.1, 0.9} x 2; Base at 0, 0.1, ..., 1): no control has two risks on one side
     of p* (0.5 is p*, 0 is never pooled), so every shared risk alone: 3 + 3 + 3 + 3 + 2 + 2 = 16 per
     model, 80 for the five; none pooled."""

@@ -44,7 +44,7 @@ def test_constant_selection_closed_form(gap, population):
 
 
 def test_one_table_fitness_is_the_measured_payoff():
-    """N = n: the group is the population, f_A(j) = pi_A(j) and f_B(j) = pi_B(j) (seed 000, N = 6)."""
+    """N = n: the group is the population, f_A(j) = pi_A(j) and f_B(j) = pi_B(j) (the CRG paper, N = 6)."""
     payoff_a = np.array([np.nan, 1, 2, 3, 4, 5, 6.0])
     payoff_b = np.array([10, 11, 12, 13, 14, 15, np.nan])
     f_a, f_b = group_fitness(payoff_a, payoff_b, 6, GROUP)

@@ -1,7 +1,7 @@
 """Fixation probabilities and stationary distributions against EGTtools 0.1.14.2 (test-only oracle).
 
 EGTtools' ``StochDynamics`` draws groups the same way (hypergeometric co-players, its
-``fitness_group``) and uses the same Fermi rule. Two of its habits (NOTES.md): a fixation
+``fitness_group``) and uses the same Fermi rule. Two of its habits (EGTtools 0.1.14.2): a fixation
 probability below ~1e-7 comes back as exactly 0, and ``transition_and_fixation_matrix`` returns the
 *transposed* transition matrix, which is what ``calculate_stationary_distribution`` expects.
 """

@@ -94,7 +94,7 @@ def test_limit_is_stochastic_and_invariant():
         assert left == pytest.approx(right, abs=1e-12)
 
 
-# --- the structural-zero tolerance at its exact boundary (issue 16) ---
+# --- the structural-zero tolerance at its exact boundary ---
 
 def leaking(eps):
     """State 0 stays with 1 - eps and leaks to the absorbing state 1 with eps."""

@@ -26,7 +26,7 @@ def pipeline_frame():
 
 def test_pipeline_table_with_nan_row():
     """w = 0 and 0.01 for three rows: 6 output rows; the NaN row is kept, skipped, and its note
-    names the row and column pLR; Forgiver is a partner at w = 0 only (seed 001 main text)."""
+    names the row and column pLR; Forgiver is a partner at w = 0 only (the IPD paper's main text)."""
     result = classify_strategies(pipeline_frame(), G, (0.0, 0.01), n_random=200)
     assert len(result) == 6
     assert list(result.columns[:3]) == ["model", "condition", "experiment"]

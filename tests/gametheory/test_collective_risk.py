@@ -1,6 +1,6 @@
 """Engine of the collective-risk dilemma: totals, payoffs and settlement, derived by hand.
 
-Rules (seed 000, Fig. 1a): 6 seats x 40 units, 10 rounds, actions 0/2/4, target 120.
+Rules (the CRG paper, Fig. 1a): 6 seats x 40 units, 10 rounds, actions 0/2/4, target 120.
 """
 
 import math
@@ -145,7 +145,7 @@ def test_illegal_moves_are_refused():
         outcome(play_constant([2] * 6), 1.5, 0.0)
 
 
-# --- the catastrophe draw at its exact boundaries (issue 16) ---
+# --- the catastrophe draw at its exact boundaries ---
 
 MISSED = play_constant([0] * 6)
 """Nobody gives: pool 0 < 120, the target is missed and the draw decides."""

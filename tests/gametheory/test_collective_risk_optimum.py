@@ -12,7 +12,7 @@ GRID = [round(0.1 * i, 1) for i in range(11)]
 
 def test_opt_over_the_seed_grid_averages_280_over_11():
     """opt = 40, 36, 32, 28, 24 for p = 0..0.4 (160) and 20 for p = 0.5..1 (6 x 20 = 120): 280 / 11
-    = 25.45, which seed 000 Table 3 rounds to 25.5."""
+    = 25.45, which the CRG paper's Table 3 rounds to 25.5."""
     assert np.mean(opt(np.array(GRID))) == pytest.approx(280 / 11)
     assert opt(0.3) == pytest.approx(28.0) and opt(0.5) == opt(0.8) == 20.0
 

@@ -42,7 +42,7 @@ def test_share_of_random_half_is_one_half():
 
 
 def test_share_zero_for_nash_and_one_for_allc():
-    """Nash strategies (GRIM, seed 001's Llama at w = 0.01) are beaten by nobody: 0. Any opponent
+    """Nash strategies (GRIM, the IPD paper's Llama at w = 0.01) are beaten by nobody: 0. Any opponent
     that is not fully cooperative gets more than R against ALLC (3c + 5(1 - c) > 3): 1."""
     assert random_opponent_share(known.GRIM, G, 0.0, 5000) == 0.0
     assert random_opponent_share(known.SEED_001_ORIGINAL["Llama"], G, 0.01, 5000) == 0.0

@@ -118,7 +118,7 @@ probabilities = st.one_of(st.sampled_from([0.0, 1.0, 0.02, 0.5]), st.floats(0.0,
     st.sampled_from([0.05, 0.2, 0.5, 0.9]),
 )
 def test_equals_truncated_series(focal, co_player, w):
-    """w > 0: pi_w equals w sum_{t<N} (1-w)**t E[u_t] from explicit histories (tests/reference.py)
+    """w > 0: pi_w equals w sum_{t<N} (1-w)**t E[u_t] from explicit histories (tests/gametheory/reference.py)
     up to the tail bound (1-w)**N * max|a| (< 1e-10 for N = ceil(25 / w))."""
     rounds = int(np.ceil(25 / w))
     exact = expected_payoff(focal, co_player, G, w)
@@ -205,7 +205,7 @@ def test_axelrod_matches_with_stopping_probability(focal, co_player):
 
 
 def test_axelrod_long_match_memory_two():
-    """Axelrod engine, memory-2 vector player (tests/axelrod_players.py): TF2T against Llama's
+    """Axelrod engine, memory-2 vector player (tests/gametheory/axelrod_players.py): TF2T against Llama's
     strategy over 20 matches of 5000 turns; the mean score per turn estimates pi_0. Tolerance:
     4.5 standard errors across matches plus 0.01 for the start-up bias of finite matches."""
     axl = pytest.importorskip("axelrod")
@@ -223,7 +223,7 @@ def test_axelrod_long_match_memory_two():
 
 
 def test_simulated_loop_memory_two_random():
-    """Independent simulation loop (tests/reference.py) of a random memory-2 strategy against a
+    """Independent simulation loop (tests/gametheory/reference.py) of a random memory-2 strategy against a
     random memory-1 one, 400 matches of 400 rounds with per-round weights w (1-w)**t, w = 0.05:
     the weighted mean estimates pi_w up to the truncation (0.95**400 < 1e-8);
     tolerance 4.5 standard errors."""

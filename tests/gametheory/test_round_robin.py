@@ -1,4 +1,4 @@
-"""Tests of tournament.py: round-robin tournaments worked by hand (seed 001, Fig. 5)."""
+"""Tests of tournament.py: round-robin tournaments worked by hand (the IPD paper, Fig. 5)."""
 
 import numpy as np
 import pytest

@@ -17,7 +17,7 @@ def test_gtft_generosity():
 
 
 def test_seed_001_strategies():
-    """seed 001 main text: Claude = Forgiver (1; 1, 0, 1, 1), GPT-4o = GRIM (1; 1, 0, 0, 0),
+    """the IPD paper's main text: Claude = Forgiver (1; 1, 0, 1, 1), GPT-4o = GRIM (1; 1, 0, 0, 0),
     Gemini cooperates 41/50 in round 1 and 1/50 after exploiting, 21/50 after mutual defection."""
     assert list(known.SEED_001_ORIGINAL["Claude"]) == [1, 1, 0, 1, 1]
     assert list(known.SEED_001_ORIGINAL["GPT-4o"]) == [1, 1, 0, 0, 0]

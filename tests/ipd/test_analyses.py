@@ -167,7 +167,7 @@ def test_single_model_without_references_has_no_tournament():
 
 
 def test_default_config_is_valid_yaml_with_every_kind():
-    """The default grid runs every experiment kind of seed 001 (SI §4.1-4.6)."""
+    """The default grid runs every experiment kind of the IPD paper (SI §4.1-4.6)."""
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())
     kinds = {spec["kind"] for spec in config["ipd"]["experiments"].values()}
     assert kinds == {"memory1", "memory2", "one_shot", "play"}

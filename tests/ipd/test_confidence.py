@@ -1,4 +1,4 @@
-"""Posterior confidence of the verdicts, readings and tournaments (issue 19).
+"""Posterior confidence of the verdicts, readings and tournaments.
 
 Expected values come from hand calculations, closed forms (scipy.stats.beta / betabinom) and
 simulation from known truths, never from the code's own output.

@@ -1,4 +1,4 @@
-"""Counts, Wilson intervals and the closest well-known memory-1 strategy (seed 001, SI §6.1)."""
+"""Counts, Wilson intervals and the closest well-known memory-1 strategy (the IPD paper's SI §6.1)."""
 
 import math
 
@@ -24,7 +24,7 @@ def wilson_by_hand(k, n, z=1.959963984540054):
 
 @pytest.mark.parametrize("k, n", [(41, 50), (0, 50), (50, 50), (21, 50), (1, 3), (7, 10)])
 def test_wilson_interval_equals_the_formula_and_scipy(k, n):
-    """Gemini's 41/50 (seed 001) and edge cases: formula by hand and scipy's binomtest agree."""
+    """Gemini's 41/50 (the IPD paper) and edge cases: formula by hand and scipy's binomtest agree."""
     ours = wilson_interval(k, n)
     scipy_ci = binomtest(k, n).proportion_ci(method="wilson")
     assert ours == pytest.approx(wilson_by_hand(k, n), abs=1e-12)
@@ -51,8 +51,8 @@ def test_counts_keep_every_non_valid_answer():
     "estimate, label, distance",
     [
         ((1, 1, 0, 1, 0), "TFT", 0.0),
-        ((1, 1, 0, 0, 0), "GRIM", 0.0),  # GPT-4o in seed 001
-        ((1, 1, 0, 1, 1), "Forgiver", 0.0),  # Claude in seed 001
+        ((1, 1, 0, 0, 0), "GRIM", 0.0),  # GPT-4o in the IPD paper
+        ((1, 1, 0, 1, 1), "Forgiver", 0.0),  # Claude in the IPD paper
         ((1, 1, 0, 0, 1), "WSLS", 0.0),
         ((0, 0, 0, 0, 0), "ALLD", 0.0),
         ((0, 1, 0, 1, 0), "STFT", 0.0),

@@ -1,4 +1,4 @@
-"""Estimates that carry their method (issue 11): sampled (counts, Wilson interval) or probability (from
+"""Estimates that carry their method: sampled (counts, Wilson interval) or probability (from
 log-probabilities, no binomial interval), through estimates, tables, figures, classification, the plan,
 the estimation check, the request order, and the whole DAG on a stub provider with known probabilities."""
 

@@ -1,4 +1,4 @@
-"""The whole IPD DAG of seed 001 on scripted players whose strategies are known.
+"""The whole IPD DAG of the IPD paper on scripted players whose strategies are known.
 
 Players (workflow_scripts.players.ipd): ``tf2t`` plays tit-for-two-tats, a memory-2 strategy
 (Axelrod 1984: R only after two R of the co-player in a row); ``grim_end`` plays GRIM but

@@ -1,4 +1,4 @@
-"""Prompts of the memory-1 elicitation against the text of seed 001, SI §4.1, word for word."""
+"""Prompts of the memory-1 elicitation against the text of the IPD paper's SI §4.1, word for word."""
 
 from workflow_scripts.ipd.query.prompts import MEMORY1_SCENARIOS, StagePayoffs, messages, user_prompt
 

@@ -1,6 +1,6 @@
-"""Reading inferred strategies by the Wilson-interval 0.5 rule (seed 001, SI §6.1; ipd.reading).
+"""Reading inferred strategies by the Wilson-interval 0.5 rule (the IPD paper's SI §6.1; ipd.reading).
 
-The five published memory-1 count vectors are seed 001's main text ("The results of our
+The five published memory-1 count vectors are the IPD paper's main text ("The results of our
 experiments are shown in Fig. 1B", the counts of SI Tables S4-S8 / S12, 50 answers per
 scenario, no framing, payoffs (3, 0, 5, 1)); each is checked against the paper's words there.
 """
@@ -52,7 +52,7 @@ def test_gemini_reading_contains_wsls_with_prr_undetermined():
     [0.293, 0.558] contains 0.5. Pattern (1;1,0,0,?): WSLS (pRR = 1) and GRIM (pRR = 0), in the order of Table S2 as listed in gametheory.known. The paper's
     'stochastic variation of WSLS' is WSLS with the undetermined entry pRR; the nearest reference by
     the largest-entry difference is GRIM (0.42 against WSLS's 0.58), which is why a nearest-only
-    label said GRIM (issue 12)."""
+    label said GRIM."""
     gemini = reading_of(PUBLISHED["Gemini"][0])
     assert gemini.pattern == "1;1,0,0,?"
     assert "WSLS" in gemini.compatible.split("|") and gemini.reading == "between WSLS and GRIM"

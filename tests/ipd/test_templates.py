@@ -1,6 +1,6 @@
-"""Prompts of SI §4.2-4.6 against the seed's text, word for word, one parameter set each.
+"""Prompts of SI §4.2-4.6 against the paper's text, word for word, one parameter set each.
 
-Every expected prompt below was typed from seed 001's Supplementary Information with the
+Every expected prompt below was typed from the IPD paper's Supplementary Information with the
 square-bracket variables filled in by hand; the prompts under test go the whole way from a
 config entry through experiment_conditions and the elicitation probes (or play_prompt).
 """

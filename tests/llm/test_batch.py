@@ -1,4 +1,4 @@
-"""Batch mode (issue 21): a job's missing requests of a ``batch: true`` model go through the OpenAI
+"""Batch mode: a job's missing requests of a ``batch: true`` model go through the OpenAI
 batch endpoints of the loopback stub (tests/batch_stub.py: real HTTP through litellm's files and
 batches API, a dummy key from the environment), are stored under the keys a synchronous call uses,
 and the synchronous pass reads them from the cache. Expected counts are worked out by hand from the
@@ -235,7 +235,7 @@ def test_the_batch_fields_are_not_in_the_cache_key():
 
 @pytest.mark.slow  # 3-4 s: 50 batch API calls through litellm, one client each
 def test_a_collective_risk_cell_costs_one_batch_per_round(tmp_path, stub):
-    """Seed 000's game (10 rounds, six seats) in self-play, 2 games of one cell, every seat a
+    """The CRG paper's game (10 rounds, six seats) in self-play, 2 games of one cell, every seat a
     conditional cooperator (round 1: 2, then the others' mean of the last round, so 2 every round:
     pool 6 x 10 x 2 = 120, tests/crg/test_runner.py): 10 batches of 2 x 6 decisions, no call."""
     from tests.crg.helpers import prompter_for

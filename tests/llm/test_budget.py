@@ -1,4 +1,4 @@
-"""Spend caps (issue 10): a job stops asking once the spend recorded in the cache reaches budget_usd
+"""Spend caps: a job stops asking once the spend recorded in the cache reaches budget_usd
 (per model or overall), keeps every answer, says how to resume; later jobs see the spend recorded by
 earlier ones. The model is priced through models.<name>.pricing and answers over real HTTP from the
 stub provider, which reports usage prompt_tokens = len(prompt) // 4, completion_tokens = 1."""
@@ -100,7 +100,7 @@ def test_the_ledger_skips_a_line_still_being_written(tmp_path):
     assert ledger.spent() == (0.75, {"m": 0.75})
 
 
-# --- the cap at its exact boundary (issue 16) ---
+# --- the cap at its exact boundary ---
 
 def spending_after(tmp_path, costs, budget):
     """A Spending on a fresh ledger that has recorded ``costs`` (USD) for model m."""

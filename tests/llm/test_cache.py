@@ -182,7 +182,7 @@ def test_answers_of_one_call_are_kept_when_another_call_of_the_batch_is_rejected
     assert stored == [0, 1, 2, 3]
 
 
-# --- what the key holds: the format version (issue 16) ---
+# --- what the key holds: the format version ---
 
 FIXED_REQUEST = {"params": {"model": "ipdscripted/TFT", "temperature": 1.0,
                             "messages": [{"role": "user", "content": "Wählen Sie L oder R?"}]},

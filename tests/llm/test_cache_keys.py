@@ -1,4 +1,4 @@
-"""Cache keys stay byte-identical (issue 17): researchers ship response caches, and a change that
+"""Cache keys stay byte-identical: researchers ship response caches, and a change that
 alters a prompt, a decoding parameter or the key itself would make them pay again.
 
 ``tests/llm/data/cache_keys.json`` holds every request that the query jobs of both studies ask on

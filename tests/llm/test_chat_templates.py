@@ -1,4 +1,4 @@
-"""The embedded model's chat template is the product's choice (issue 18): Gemma's own turns, named in the
+"""The embedded model's chat template is the product's choice: Gemma's own turns, named in the
 config, handed to the server, and part of every cache key of the model."""
 
 import sys

@@ -1,4 +1,4 @@
-"""The one re-ask policy (issue 9): quote the unreadable answer, ask again up to the limit."""
+"""The one re-ask policy: quote the unreadable answer, ask again up to the limit."""
 
 import asyncio
 

@@ -29,7 +29,7 @@ def test_grammar_admits_exactly_its_alternatives(text, verdict):
 
 @pytest.mark.parametrize("text, verdict", [
     ('{"choice": "L"}', True),
-    ('{"choice": "R"} ', True),  # llama.cpp's json_object answers end with a space (../shared/NOTES.md)
+    ('{"choice": "R"} ', True),  # llama.cpp's json_object answers end with a space
     ('{"choice":"R"}', True),
     ('{"choice": "X"}', False),
     ('{"choice": "L", "why": "fair"}', False),  # a key the schema does not list

@@ -1,4 +1,4 @@
-"""One call per question (issue 11), through the real HTTP path: a stub OpenAI-compatible provider with
+"""One call per question, through the real HTTP path: a stub OpenAI-compatible provider with
 known next-token probabilities (tests/stub_server.py). The estimate from log-probabilities is exact;
 every reason to fall back is taken and recorded; n samples per call are cached one entry per replicate."""
 
@@ -142,7 +142,7 @@ def test_a_provider_that_drops_n_still_answers_every_replicate(tmp_path, stub):
     assert len(stub.outcomes()) == 5 and counts["calls"] == 5 and len(set(keys)) == 5
 
 
-# --- a failed log-probability request is reported, never sampled instead (issue 16) ---
+# --- a failed log-probability request is reported, never sampled instead ---
 
 def test_a_failed_log_probability_request_stays_failed_and_is_not_sampled(tmp_path, stub):
     """estimation/estimate.py: 'a request that got no answer at all (a provider failure) does not fall back: it

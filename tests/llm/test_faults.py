@@ -1,4 +1,4 @@
-"""Provider faults never stop a run (issue 9): a stub provider over real HTTP that refuses some
+"""Provider faults never stop a run: a stub provider over real HTTP that refuses some
 prompts on content policy, rejects prompts longer than its context, and ignores its grammar. The
 run completes with each case labelled; nothing is turned into a move."""
 

@@ -1,6 +1,6 @@
 """A round's identical questions asked together (workflow_scripts/llm/grouping.py, rounds.py), through
 the real HTTP path: a loopback stub provider (tests/stub_server.py) reached by litellm, playing a
-cell of seed 000's game. Modes, the cache entry of each seat, reruns, partial reruns, replay, the
+cell of the CRG paper's game. Modes, the cache entry of each seat, reruns, partial reruns, replay, the
 budget, and an engine whose n choices are one draw."""
 
 import asyncio

@@ -1,4 +1,4 @@
-"""Two processes asking the same request at the same time pay for it once (issue 10): the per-request
+"""Two processes asking the same request at the same time pay for it once: the per-request
 flock of the cache holds across processes, not only between a job's coroutines. The stub holds the
 first asker's answer until the second process has asked too; then it counts the calls."""
 

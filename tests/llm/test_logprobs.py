@@ -1,4 +1,4 @@
-"""Choice probabilities from log-probabilities (issue 11): token mapping, the tempered renormalisation,
+"""Choice probabilities from log-probabilities: token mapping, the tempered renormalisation,
 and every reason to fall back. Expected values are worked out by hand in each docstring."""
 
 import math
@@ -109,7 +109,7 @@ def test_missing_log_probabilities_fall_back():
         assert result.values is None and "no log-probabilities" in result.fallback
 
 
-# --- max_outside at its exact boundary (issue 16) ---
+# --- max_outside at its exact boundary ---
 
 AT_QUARTER = ([position("L", 0.5, [("L", 0.5), ("R", 0.25)])], 0.25)
 """'L' 0.5, 'R' 0.25, no lead-in: outside = 1 - (0.5 + 0.25) = 0.25."""

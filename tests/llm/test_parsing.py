@@ -1,8 +1,8 @@
 """The one answer parser: each kind of answer with the label it must get (rules in workflow_scripts/llm/reading/parsing.py).
 
 Expected values are read off by hand from the documented rules. The table of answer kinds is
-answer_cases.yaml beside this file (kinds from issue 9, "Answers read as models write them", and
-from the earlier per-study tables tests/test_answers.py and tests/crg/test_parsing_questions.py).
+answer_cases.yaml beside this file (answers as models write them, and the cases of the earlier
+per-study tables of answers and of collective-risk value questions).
 """
 
 import re
@@ -232,7 +232,7 @@ def test_answer_part_is_a_slice_of_the_text(text):
     ("R\n\nThey defected twice.", LR, "explained"), ("The pool is short, so I put in 4 units.", CRG, "explained"),
 ])
 def test_each_valid_answer_carries_its_kind(text, options, kind):
-    """The kind (form) a valid answer was written in, one example each (issue 18; written by hand)."""
+    """The kind (form) a valid answer was written in, one example each (written by hand)."""
     parsed = parse_answer(text, "stop", options)
     assert parsed.status == "valid" and parsed.kind == kind
 

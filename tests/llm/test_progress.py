@@ -1,4 +1,4 @@
-"""Progress of a query job (issue 10): a line every interval in the job's log whether answers come
+"""Progress of a query job: a line every interval in the job's log whether answers come
 or not, the same line on the terminal when the job's stderr is one, none there otherwise."""
 
 import io

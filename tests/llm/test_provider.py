@@ -1,4 +1,4 @@
-"""Provider faults (issue 9, issue 10): one retry layer; the permanent / transient / refusal /
+"""Provider faults: one retry layer; the permanent / transient / refusal /
 too-long split; Retry-After; a quota 429 is permanent; nothing is retried by litellm itself."""
 
 import asyncio

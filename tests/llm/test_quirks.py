@@ -1,4 +1,4 @@
-"""Provider quirks that ended jobs, handled as kinds (issue 18), through the real HTTP path: a loopback
+"""Provider quirks that ended jobs, handled as kinds, through the real HTTP path: a loopback
 stub provider (tests/stub_server.py) reached by litellm. Log-probabilities refused or capped
 (HTTP 400), a seed rejected with n > 1, and top lists that are shorter than asked or list one token
 text twice: each is detected, recorded, and answered as well as the provider allows, never guessed;

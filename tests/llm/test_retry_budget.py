@@ -1,4 +1,4 @@
-"""Transient errors are retried within a time budget, not a fixed count (issue 18), through litellm's
+"""Transient errors are retried within a time budget, not a fixed count, through litellm's
 real HTTP path to the loopback stub provider (tests/stub_server.py).
 
 Before: five attempts per request. At 60% failed calls a request fails five times in a row with

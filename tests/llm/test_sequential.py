@@ -1,4 +1,4 @@
-"""Sequential sampling (issue 21): rounds of samples until the Wilson interval excludes 0.5.
+"""Sequential sampling: rounds of samples until the Wilson interval excludes 0.5.
 
 Wilson lower end of k = n equal answers: n / (n + z^2) (the interval of p = 1 is [n/(n + z^2), 1]);
 z = 1.959964 at 95% (z^2 = 3.841459), z = 2.575829 at 99% (z^2 = 6.634897). So 4 equal answers settle

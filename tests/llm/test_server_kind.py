@@ -1,5 +1,5 @@
 """A model at an ``api_base`` on a llama.cpp server gets the neutral sampler settings the embedded
-model gets (issue 18), checked on the wire: the request body the loopback stub receives through
+model gets, checked on the wire: the request body the loopback stub receives through
 litellm's real HTTP path (tests/stub_server.py logs every field).
 
 llama.cpp's servers fill each sampler a request leaves out with their own default (llama-cpp-python

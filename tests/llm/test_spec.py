@@ -1,4 +1,4 @@
-"""Request parameters and cache identity (issue 9): seeds, neutral sampling, what the key holds."""
+"""Request parameters and cache identity: seeds, neutral sampling, what the key holds."""
 
 import pytest
 
@@ -128,7 +128,7 @@ def test_an_unknown_field_is_refused_naming_it():
         ModelSpec.from_config("m", {**BASE, "temprature": 1})
 
 
-# --- estimation (issue 11) ---
+# --- estimation ---
 
 def test_logprobs_requests_ask_for_the_top_list_and_n_is_sent_only_above_one():
     """estimation logprobs: logprobs true and top_logprobs = logprobs.top; a batch of 3 sends n = 3."""

@@ -1,4 +1,4 @@
-"""A fully cached query job imports no litellm (3-7 s a process, issue 16); a cache miss does.
+"""A fully cached query job imports no litellm (3-7 s a process); a cache miss does.
 
 Each run is a fresh interpreter (``python -c``) that opens a scripted model through the real
 wrapper stack (:func:`workflow_scripts.llm.open_models`, model entry from

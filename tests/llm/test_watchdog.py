@@ -1,4 +1,4 @@
-"""A job stops calling when the Snakemake process that started it has ended (issue 10): the
+"""A job stops calling when the Snakemake process that started it has ended: the
 watch finds the nearest Snakemake ancestor (also past a shell between them), notices its death
 (also while it is an unreaped zombie), and the provider then makes no further attempt."""
 

@@ -35,7 +35,7 @@ def test_scripted_m2_vector_is_read_in_gametheory_order():
 
 def test_last_round_defector_defects_only_in_an_announced_last_round():
     """lastround:GRIM plays GRIM but R in round N of 'The interaction lasts N rounds.' (GPT-5 in
-    seed 001 SI §5.6); with 'at least N rounds' the end is not known and it keeps cooperating."""
+    the IPD paper's SI §5.6); with 'at least N rounds' the end is not known and it keeps cooperating."""
     exact, at_least = "The interaction lasts 10 rounds.", "The interaction lasts at least 10 rounds."
     assert answer("lastround:GRIM", play_prompt(["LL"] * 9, STANDARD, horizon=exact), seed=1) == "R"
     assert answer("lastround:GRIM", play_prompt(["LL"] * 8, STANDARD, horizon=exact), seed=1) == "L"

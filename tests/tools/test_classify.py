@@ -1,5 +1,5 @@
-"""Tests of the command workflow_scripts/tools/classify.py (issue 3 'done when': it classifies the five
-seed-001 strategies as the paper states)."""
+"""Tests of the command workflow_scripts/tools/classify.py (it classifies the five
+strategies of the IPD paper as the paper states)."""
 
 import subprocess
 import sys
@@ -23,7 +23,7 @@ Llama,1,1,0.26,0.98,0.56
 
 
 def test_seed_001_strategies(tmp_path, capsys):
-    """seed 001 main text: at w = 0 all five are partners; at w = 0.01 four of five cooperate
+    """the IPD paper's main text: at w = 0 all five are partners; at w = 0.01 four of five cooperate
     fully with themselves (not Gemini) and only GPT-4o's and Llama's are Nash."""
     table, out = tmp_path / "seed001.csv", tmp_path / "out.csv"
     table.write_text(SEED_001)

@@ -1,4 +1,4 @@
-"""The spend plan of both studies (issue 10): counts by hand on tiny grids, tokens and cost against
+"""The spend plan of both studies: counts by hand on tiny grids, tokens and cost against
 litellm's own tokenizer and price map, 'unknown' for an unpriced model, and nothing cached counted
 as missing (the cache filled by the real layer, then the plan computed without a call)."""
 

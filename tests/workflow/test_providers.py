@@ -1,4 +1,4 @@
-"""The start-up checks as a dry run gives them (issue 18): an ``api_base`` where nothing listens is a
+"""The start-up checks as a dry run gives them: an ``api_base`` where nothing listens is a
 warning of ``snakemake -n`` (one short connect) and a refusal of a real run; a server that answers as
 llama.cpp without ``server: llama.cpp`` in its entry is named. The Snakefile-level path is
 tests/config/test_refusals.py (slow)."""

@@ -1,4 +1,4 @@
-"""Overlay files read by the project's own reader before Snakemake parses them (issue 18).
+"""Overlay files read by the project's own reader before Snakemake parses them.
 
 Snakemake 9.27.1 loads every ``--configfile`` while it reads its command line
 (``snakemake.settings.types.ConfigSettings``), before the Snakefile runs, and for a YAML syntax

@@ -1,4 +1,4 @@
-"""Six-player collective-risk dilemma (CRG) of seed 000, in the stages every study has.
+"""Six-player collective-risk dilemma (CRG) of the CRG paper, in the stages every study has.
 
 - ``design``: the ``crg`` config section to jobs and cells (settings, conditions, lineups, cells,
   seeds, jobs, the analysis groups, checks);

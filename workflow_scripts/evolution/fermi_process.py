@@ -1,7 +1,7 @@
 """Rare-mutation Fermi selection among strategies that meet in groups: fixation probabilities
 and the stationary distribution over monomorphic populations, computed in log space.
 
-Source: seed 000, Section 3.3 and Fig. 5 ("rare-mutation Fermi selection, beta = 1, in one table
+Source: the CRG paper, Section 3.3 and Fig. 5 ("rare-mutation Fermi selection, beta = 1, in one table
 (N = 6) or a larger randomly mixed population (N = 30)"). The maths is the standard one:
 
 - Pairwise comparison (Fermi) process (Traulsen, Nowak & Pacheco 2006, Phys. Rev. E 74, 011909):

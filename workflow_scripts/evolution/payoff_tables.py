@@ -1,4 +1,4 @@
-"""Payoff tables of two-strategy groups and rare-mutation selection over them (seed 000, Section 3.3).
+"""Payoff tables of two-strategy groups and rare-mutation selection over them (the CRG paper, Section 3.3).
 
 A payoff table has one row per pair of models (strategies) and seat split:
 

@@ -15,12 +15,12 @@ finer Euler step of the continuous equation; rest points do not depend on c.
 
 Two kinds of payoff table:
 
-- **Matrix game** (the tournaments, seed 001 Fig. 5: A[i, j] = pi_w(s_i, s_j)): f = A x. Rest
+- **Matrix game** (the tournaments, the IPD paper Fig. 5: A[i, j] = pi_w(s_i, s_j)): f = A x. Rest
   points by support enumeration: for each set S of strategies, A_SS x_S = v 1 with sum x_S = 1 and
   x_S > 0. A singular system whose solutions reach the open face is a *continuum* of rest points
   (e.g. several strategies that all earn a_LL against each other); it is listed once per largest
   such face, with the point of it farthest from the face's edge (a linear programme), as ``continuum``.
-- **Group game of two strategies** (the collective-risk seat payoffs of one pair, seed 000: a seat
+- **Group game of two strategies** (the collective-risk seat payoffs of one pair, the CRG paper: a seat
   of A in a table with k A's earns pi_A(k), of B pi_B(k), k = 0..n): groups of n drawn from an
   infinite population with a share x of A (Hauert, Michor, Nowak & Doebeli 2006, J. Theor. Biol.
   239, 195; Santos & Pacheco 2011, PNAS 108, 10421 for the collective-risk dilemma), so

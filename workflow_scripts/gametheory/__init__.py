@@ -2,14 +2,14 @@
 
 Expected payoffs at any stopping probability w (w = 0 exact), Nash / partner / rival
 verdicts as best-response Markov decision processes, random-opponent and payoff-range
-diagnostics, round-robin tournaments, and table classification (seed 001, SI
+diagnostics, round-robin tournaments, and table classification (the IPD paper's SI
 sections 3 and 6.2, Tables S27-S31, Fig. 1C, Fig. 5).
 
 Modules: memory (state ordering), chains (Cesaro limits), payoffs, mdp, equilibria,
 bruteforce (reference enumeration), diagnostics, round_robin (tournaments), strategies, known
-(the reference strategies of seed 001, Tables S2-S3), io, classification (Tables S27-S31).
+(the reference strategies of the IPD paper's Tables S2-S3), io, classification (Tables S27-S31).
 
-The collective-risk dilemma of seed 000 has its exact game here too: collective_risk (rules,
+The collective-risk dilemma of the CRG paper has its exact game here too: collective_risk (rules,
 settlement, payoffs), collective_risk_optimum (opt(p), the pivot p* and the loss split) and
 collective_risk_strategies (the scripted partners' fixed rules). Pure: nothing here imports the
 LLM layer, the config or a study.
@@ -22,7 +22,7 @@ import importlib
 from .round_robin import RoundRobin, round_robin, wins_per_discipline
 
 # The others are imported on first use (PEP 562): a job that needs one module (the reference
-# strategies) does not import the others (pandas, the classification tables) at start-up (issue 16).
+# strategies) does not import the others (pandas, the classification tables) at start-up.
 _EXPORTS = {
     "Classification": "equilibria",
     "best_response": "equilibria",

@@ -1,6 +1,6 @@
 """Reference: best responses by enumerating every deterministic memory-n strategy.
 
-seed 001, SI section 6.2: "to check whether a memory-1 strategy is a Nash
+the IPD paper's SI section 6.2: "to check whether a memory-1 strategy is a Nash
 equilibrium, we need to perform 2^5 = 32 payoff comparisons and to check whether a
 memory-2 strategy is a Nash equilibrium, we need to perform 2^21 payoff
 comparisons". This module performs exactly those comparisons and is kept as the

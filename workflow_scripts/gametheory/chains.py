@@ -5,7 +5,7 @@ is the Cesaro limit ``P* = lim_T (1/T) sum_{t<T} M**t``, which equals the Abel l
 ``lim_{w->0} w (I - (1-w) M)^-1`` (Puterman 1994, *Markov Decision Processes*,
 Theorem A.6 and section A.4). It exists for every finite chain, also for chains that
 are periodic or have several closed classes (GRIM, WSLS, TFT against STFT), where
-``lim M**t`` does not exist or depends on the start. seed 001 SI section 6.2 uses
+``lim M**t`` does not exist or depends on the start. the IPD paper's SI section 6.2 uses
 these limits for w = 0.
 
 Two independent constructions are provided:

@@ -1,4 +1,4 @@
-"""Classify every strategy of a table: the rows of seed 001 SI Tables S27-S31.
+"""Classify every strategy of a table: the rows of the IPD paper's SI Tables S27-S31.
 
 For each strategy and stopping probability w: pi_w(s, s), Nash / partner / rival
 (equilibria.classify), the share of random memory-1 opponents that beat pi_w(s, s)

@@ -1,6 +1,6 @@
 """Collective-risk dilemma (CRG): rules, game state, settlement and payoffs. Pure: no LLM code.
 
-Source: seed 000, Fig. 1a and Table 1. Six seats hold 40 units each; in each of ten rounds every
+Source: the CRG paper, Fig. 1a and Table 1. Six seats hold 40 units each; in each of ten rounds every
 seat contributes 0, 2 or 4 units to a shared pool, all seats choosing at the same time. If the
 pool is below the target of 120 after the last round, a catastrophe destroys every seat's
 remaining units with probability p (the risk).
@@ -9,7 +9,7 @@ remaining units with probability p (the risk).
 - Exact split: contributing 2 in every one of the ten rounds.
 - Expected seat payoff: ``40 - own total`` if the target is reached, else
   ``(1 - p) (40 - own total)``; the realised payoff uses the catastrophe draw.
-- Settlement (ours, from seed 000 Table 5 'before / after the outcome is settled'): the first
+- Settlement (ours, from the CRG paper's Table 5 'before / after the outcome is settled'): the first
   round after which the outcome no longer depends on play, because the pool has reached the
   target or cannot reach it even if every seat gives the largest action in every round left.
   A contribution is *after settlement* if it is made in a later round.
@@ -29,7 +29,7 @@ from typing import Sequence
 
 @dataclass(frozen=True)
 class Rules:
-    """Parameters of one collective-risk dilemma (defaults: seed 000, Fig. 1a).
+    """Parameters of one collective-risk dilemma (defaults: the CRG paper, Fig. 1a).
 
     Attributes:
         n_seats: players at the table (6).
@@ -114,7 +114,7 @@ def settlement_round(pools_after: Sequence[int], rules: Rules) -> int | None:
 
 
 def expected_payoff(own_total: int, target_reached: bool, p: float, rules: Rules) -> float:
-    """Expected seat payoff in units (seed 000, Section 3.1 / Fig. 1a).
+    """Expected seat payoff in units (the CRG paper, Section 3.1 / Fig. 1a).
 
     ``endowment - own_total`` if the target is reached, else ``(1 - p)(endowment - own_total)``.
     """

@@ -1,9 +1,9 @@
 """The welfare optimum of the collective-risk dilemma and a seat's loss against it, split in three.
 
-Source: seed 000, Proposition 3.1, Table 1 ("Pivot p* = 1/2: risk above which reaching the target
+Source: the CRG paper's Proposition 3.1, Table 1 ("Pivot p* = 1/2: risk above which reaching the target
 is optimal"; "opt(p): welfare-optimal expected payoff per seat"), Table 3 and Fig. 2c (the loss
 split into "contributing below p*", "contributing past 120" and "missing the target at or above
-p*"). The seed names the three parts without formulas; the definitions below are ours.
+p*"). The paper names the three parts without formulas; the definitions below are ours.
 
 With endowment E = 40, fair share F = target / seats = 20 and risk p:
 
@@ -12,7 +12,7 @@ With endowment E = 40, fair share F = target / seats = 20 and risk p:
 - The pivot p* solves E (1 - p*) = E - F: p* = F / E = 1/2. Below it the optimum gives nothing,
   above it the optimum gives F; at p* both are optimal.
 
-Loss of a seat that gave c units in a game, with expected payoff pi (seed 000, Section 3.1:
+Loss of a seat that gave c units in a game, with expected payoff pi (the CRG paper, Section 3.1:
 ``E - c`` if the target is reached, else ``(1 - p)(E - c)``): ``loss = opt(p) - pi``, split as
 
 - **below p*** (only when p < p*): if the target was missed, ``(1 - p) c`` (every unit given
@@ -37,13 +37,13 @@ import numpy as np
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 
 LOSS_PARTS = ("below_pivot", "past_target", "missed_target")
-"""Column names of the three parts, in the seed's order (Fig. 2c)."""
+"""Column names of the three parts, in the paper's order (Fig. 2c)."""
 LOSS_LABELS = {"below_pivot": "below p*", "past_target": "past 120", "missed_target": "missed"}
-"""Short labels of the parts, as in seed 000 Table 3 ("Main loss")."""
+"""Short labels of the parts, as in the CRG paper's Table 3 ("Main loss")."""
 
 
 def pivot(rules: Rules = SEED_000_RULES) -> float:
-    """p* = fair share / endowment (1/2 with the seed's rules; Proposition 3.1)."""
+    """p* = fair share / endowment (1/2 with the paper's rules; Proposition 3.1)."""
     return rules.fair_share / rules.endowment
 
 

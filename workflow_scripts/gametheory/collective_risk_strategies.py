@@ -5,7 +5,7 @@ The same functions play the scripted seats of :mod:`workflow_scripts.crg.query.s
 answer for the test provider :mod:`workflow_scripts.players.crg`, which recovers these arguments
 from the prompt.
 
-Rules (seed 000, Section 3.2 and Table 5 for ``always_0`` / ``always_4``; ``exact_split`` is the
+Rules (the CRG paper, Section 3.2 and Table 5 for ``always_0`` / ``always_4``; ``exact_split`` is the
 exact split of Table 1; ``conditional`` is ours, a conditional cooperator in the sense of
 Fischbacher, Gächter & Fehr 2001, Econ. Lett. 71: it matches what the others gave):
 
@@ -37,7 +37,7 @@ def _constant(action: int) -> Rule:
 
 
 def exact_split(seat: int, rounds: History, rules: Rules) -> int:
-    """Contribute the fair share per round (2) in every round (seed 000, Table 1)."""
+    """Contribute the fair share per round (2) in every round (the CRG paper's Table 1)."""
     return _nearest_action(rules.fair_share_per_round, rules)
 
 

@@ -1,6 +1,6 @@
 """Diagnostics of a strategy beyond the verdicts: random challengers and payoff range.
 
-Sources: seed 001 SI Tables S27-S31 captions ("the percentage of opponents, out of
+Sources: the IPD paper's SI Tables S27-S31 captions ("the percentage of opponents, out of
 10^6 randomly selected memory-1 strategies, that beat it in the payoff it earns
 against itself ... This number is 0% for Nash strategies") and main text / Fig. 1C
 ("the range of expected payoffs that are attained in an encounter between this

@@ -1,6 +1,6 @@
 """Nash equilibria, partners and rivals among memory-n strategies.
 
-Definitions (seed 001, SI section 6.2; Hilbe, Traulsen & Sigmund 2015, Games Econ.
+Definitions (the IPD paper's SI section 6.2; Hilbe, Traulsen & Sigmund 2015, Games Econ.
 Behav. 92:41, "Partners or rivals? Strategies for the iterated prisoner's dilemma"):
 
 * Nash: pi(s, s) >= pi(s', s) for every strategy s';

@@ -4,7 +4,7 @@ A strategy table has one row per strategy:
 
 * probability columns, exactly one complete set: memory-1 ``p0, pLL, pLR, pRL, pRR``
   or memory-2 ``p0, pLL, pLR, pRL, pRR, pLL_LL, pLL_LR, ..., pRR_RR`` (21; ordering
-  and meaning in memory.py, seed 001 SI section 3);
+  and meaning in memory.py, the IPD paper's SI section 3);
 * optional stage payoff columns ``aLL, aLR, aRL, aRR`` (override the payoffs given
   to the command for that row) and an optional ``w`` column (the row's own
   stopping probability, classified in addition to the requested ones);

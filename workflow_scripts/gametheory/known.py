@@ -1,4 +1,4 @@
-"""Reference strategies that inferred strategies are labelled by (seed 001, SI §3, §6.1).
+"""Reference strategies that inferred strategies are labelled by (the IPD paper's SI §3, §6.1).
 
 - memory-1 (SI Table S2): the named strategies of :mod:`workflow_scripts.gametheory.strategies`
   (ALLC, ALLD, TFT, STFT, WSLS, GRIM, SGRIM, Forgiver, ATFT, Alternator) and GTFT, whose
@@ -8,7 +8,7 @@
   tit-for-two-tats (TF2T) and two-tits-for-tat (2TFT) from gametheory.strategies, and
   TFT-ATFT (Yi, Baek & Choi 2017, J. Theor. Biol. 412:1-7, "Combination with
   anti-tit-for-tat remedies problems of tit-for-tat"), the combination of TFT with the ATFT
-  of Table S3's note. Only the caption of Table S3 is in the seed text ("relevant memory-2
+  of Table S3's note. Only the caption of Table S3 is in the paper's source text ("relevant memory-2
   strategies"; ATFT has (pLL, pLR, pRL, pRR) = (0, 1, 0, 1)), so the list is derived: the
   classic memory-2 strategies TF2T and 2TFT (Axelrod 1984), TFT, GRIM and WSLS in memory-2
   form, and the combination of TFT with ATFT that the caption's note points to.
@@ -112,7 +112,7 @@ DESCRIPTIONS = {
     "WSLS": "win-stay, lose-shift: repeat the own move after LL or RL, switch after LR or RR (Nowak & Sigmund 1993)",
     "GRIM": "GRIM trigger: L first, L only after LL (Friedman 1971)",
     "SGRIM": "suspicious GRIM: R first, L only after LL (SI Tables S23, S24)",
-    "Forgiver": "L first; L after LL, RL and RR, R after being exploited (LR) (seed 001 refs. 18, 79)",
+    "Forgiver": "L first; L after LL, RL and RR, R after being exploited (LR) (the IPD paper refs. 18, 79)",
     "ATFT": "anti-tit-for-tat: the opposite of the co-player's last move, L first (SI Table S3 note)",
     "Alternator": "L, R, L, R, ...: L iff the own last move was R (Axelrod 1984)",
     "TF2T": "tit-for-two-tats: R only after two R of the co-player in a row (Axelrod 1984)",

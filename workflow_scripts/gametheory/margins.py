@@ -1,7 +1,7 @@
 """Verdict margins of many strategies at once: the numbers behind Nash / partner / rival, in payoff units.
 
 The verdicts of equilibria.classify are equalities and inequalities; their *margins* say by how
-much each holds or fails (seed 001, SI section 6.2; Hilbe, Traulsen & Sigmund 2015):
+much each holds or fails (the IPD paper's SI section 6.2; Hilbe, Traulsen & Sigmund 2015):
 
 * Nash gap ``max_{s'} pi(s', s) - pi(s, s)`` (>= 0; 0 for a Nash equilibrium);
 * partner shortfall ``aLL - pi(s, s)`` (>= 0 in a prisoner's dilemma, where 2 aLL > aRL + aLR and
@@ -81,7 +81,7 @@ def verdict_margins(strategies: object, payoffs: object, w: float) -> Margins:
     Raises:
         ValueError: strategies not of shape (D, 5) or (D, 21), entries outside [0, 1], bad payoffs or w.
 
-    Source: seed 001 SI section 6.2 (definitions); module docstring (method).
+    Source: the IPD paper's SI section 6.2 (definitions); module docstring (method).
     """
     batch = np.atleast_2d(np.asarray(strategies, dtype=float))
     if batch.ndim != 2 or batch.shape[1] not in (5, 21):

@@ -6,7 +6,7 @@ focal player's own past moves included), preceded by the shorter histories of th
 first n rounds: n_states(n) states (5 for memory-1, 21 for memory-2), two actions
 (L = 0, R = 1), start in the empty history. A deterministic stationary policy of
 this MDP *is* a deterministic memory-n strategy, so the MDP optimum equals the
-maximum over the 2**n_states(n) deterministic memory-n strategies that seed 001
+maximum over the 2**n_states(n) deterministic memory-n strategies that the IPD paper
 (SI section 6.2, "it suffices to check DetMn") enumerates.
 
 * w > 0: discounted MDP with discount 1 - w, solved by policy iteration

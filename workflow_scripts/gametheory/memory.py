@@ -1,6 +1,6 @@
 """Memory-n strategies of the repeated prisoner's dilemma: states, ordering, embedding.
 
-Source: seed 001, Supplementary Information (SI) section 3 ("Memory-1 strategies",
+Source: the IPD paper, Supplementary Information (SI) section 3 ("Memory-1 strategies",
 "Memory-2 strategies") and Table S11 / S25 (later-round data grouped by the most
 recent outcome).
 

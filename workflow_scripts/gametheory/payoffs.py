@@ -1,6 +1,6 @@
 """Stage game and expected payoffs pi_w(s1, s2) of memory-n strategies.
 
-Source: seed 001, SI section 6.2 ("pi_{w,g}(sigma_1, sigma_2) ... expected payoff of
+Source: the IPD paper's SI section 6.2 ("pi_{w,g}(sigma_1, sigma_2) ... expected payoff of
 sigma_1 against sigma_2 ... stopping probability w") and main text ("A typical
 setting for the repeated game is obtained by using a probability, w, that the
 interaction will end after each round ... w -> 0 describes the infinitely
@@ -34,7 +34,7 @@ from . import memory as mem
 from .chains import cesaro_limit, generator
 
 STANDARD_PAYOFFS = (3.0, 0.0, 5.0, 1.0)
-"""Axelrod's payoffs (aLL, aLR, aRL, aRR) = (R, S, T, P), seed 001 SI section 4.1."""
+"""Axelrod's payoffs (aLL, aLR, aRL, aRR) = (R, S, T, P), the IPD paper's SI section 4.1."""
 
 
 def stage_game(payoffs: object) -> np.ndarray:
@@ -55,7 +55,7 @@ def prisoners_dilemma_violation(payoffs: object) -> str | None:
     """Why g is not a prisoner's dilemma, or None if it is one.
 
     A prisoner's dilemma needs aRL > aLL > aRR > aLR and 2 aLL > aRL + aLR
-    (seed 001, SI section 6.2, definitions of partner and rival).
+    (the IPD paper's SI section 6.2, definitions of partner and rival).
     """
     a_ll, a_lr, a_rl, a_rr = stage_game(payoffs)
     if not a_rl > a_ll > a_rr > a_lr:
@@ -67,7 +67,7 @@ def prisoners_dilemma_violation(payoffs: object) -> str | None:
 
 
 def is_prisoners_dilemma(payoffs: object) -> bool:
-    """True iff aRL > aLL > aRR > aLR and 2 aLL > aRL + aLR (seed 001, SI section 6.2)."""
+    """True iff aRL > aLL > aRR > aLR and 2 aLL > aRL + aLR (the IPD paper's SI section 6.2)."""
     return prisoners_dilemma_violation(payoffs) is None
 
 
@@ -170,7 +170,7 @@ def expected_payoffs(
     Raises:
         ValueError: invalid strategies, payoffs or w.
 
-    Source: seed 001 SI section 6.2 (definition of pi_{w,g}); module docstring.
+    Source: the IPD paper's SI section 6.2 (definition of pi_{w,g}); module docstring.
     """
     p, q = mem.as_strategy(focal), mem.as_strategy(co_player)
     _, (p, q) = mem.common_memory(p, q)

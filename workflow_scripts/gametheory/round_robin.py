@@ -1,6 +1,6 @@
 """Round-robin tournaments of memory-n strategies, one per discipline.
 
-Source: seed 001 main text, section "Tournaments" and Fig. 5: "each strategy plays
+Source: the IPD paper's main text, section "Tournaments" and Fig. 5: "each strategy plays
 against each of the five strategies, including a copy of itself. In the second type,
 each strategy plays against the four other strategies (that is, excluding
 self-interaction). In both cases, the five strategies are ranked according to the

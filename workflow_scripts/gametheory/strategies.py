@@ -1,12 +1,12 @@
 """Well-known memory-1 and memory-2 strategies of the repeated prisoner's dilemma, as data.
 
 Memory-1 strategies are (p0; pLL, pLR, pRL, pRR): the probability to cooperate (L)
-in round 1 and after each outcome of the last round, own move first (seed 001,
+in round 1 and after each outcome of the last round, own move first (the IPD paper,
 SI section 3, Table S2). Memory-2 strategies have the 21 entries documented in
 memory.py (SI section 3, Table S3). Any memory-1 strategy can be written as a
 memory-2 one with memory.embed.
 
-The five strategies that seed 001 infers from its original experiment (main text,
+The five strategies that the IPD paper infers from its original experiment (main text,
 "The results of our experiments are shown in Fig. 1B") are in SEED_001_ORIGINAL.
 """
 
@@ -27,15 +27,15 @@ def _memory_one(p0: float, p_ll: float, p_lr: float, p_rl: float, p_rr: float) -
 
 
 ALLC = _memory_one(1, 1, 1, 1, 1)
-"""Always cooperate (unconditional; seed 001 SI Table S2)."""
+"""Always cooperate (unconditional; the IPD paper's SI Table S2)."""
 
 ALLD = _memory_one(0, 0, 0, 0, 0)
-"""Always defect (unconditional; seed 001 SI Table S2)."""
+"""Always defect (unconditional; the IPD paper's SI Table S2)."""
 
 TFT = _memory_one(1, 1, 0, 1, 0)
 """Tit-for-tat: cooperate first, then copy the co-player's last move.
 Rapoport's entry to Axelrod's tournaments (Axelrod 1984, *The Evolution of Cooperation*;
-seed 001 ref. 2)."""
+the IPD paper ref. 2)."""
 
 STFT = _memory_one(0, 1, 0, 1, 0)
 """Suspicious tit-for-tat: like TFT but defects in round 1 (Boyd & Lorberbaum 1987,
@@ -48,20 +48,20 @@ or RR (Nowak & Sigmund 1993, Nature 364:56; Kraines & Kraines 1989, Theory Decis
 
 GRIM = _memory_one(1, 1, 0, 0, 0)
 """GRIM trigger: cooperate until any defection, then defect forever; as a memory-1
-strategy it cooperates only after LL (Friedman 1971, Rev. Econ. Stud. 38:1; seed 001
+strategy it cooperates only after LL (Friedman 1971, Rev. Econ. Stud. 38:1; the IPD paper
 main text, GPT-4o's strategy)."""
 
 SGRIM = _memory_one(0, 1, 0, 0, 0)
 """Suspicious GRIM: starts with defection and only cooperates after mutual cooperation
-(seed 001 SI Tables S23, S24 captions)."""
+(the IPD paper's SI Tables S23, S24 captions)."""
 
 FORGIVER = _memory_one(1, 1, 0, 1, 1)
 """Forgiver: cooperates after LL, RL and RR, always defects after being exploited (LR)
-(seed 001 main text, Claude's strategy, and its refs. 18, 79)."""
+(the IPD paper's main text, Claude's strategy, and its refs. 18, 79)."""
 
 ATFT = _memory_one(1, 0, 1, 0, 1)
 """Anti-tit-for-tat: play the opposite of the co-player's last move, (pLL, pLR, pRL,
-pRR) = (0, 1, 0, 1) (seed 001 SI Table S3 note); first move L as in Axelrod's
+pRR) = (0, 1, 0, 1) (the IPD paper's SI Table S3 note); first move L as in Axelrod's
 AntiTitForTat (Hilbe, Nowak & Sigmund 2013, PNAS 110:6913)."""
 
 ALTERNATOR = _memory_one(1, 0, 0, 1, 1)
@@ -89,7 +89,7 @@ def generosity(payoffs: object = STANDARD_PAYOFFS) -> float:
 def gtft(payoffs: object = STANDARD_PAYOFFS) -> np.ndarray:
     """Generous tit-for-tat (1; 1, q, 1, q) with q = generosity(payoffs).
 
-    Source: Nowak & Sigmund 1992 (see generosity); seed 001 main text (Llama).
+    Source: Nowak & Sigmund 1992 (see generosity); the IPD paper's main text (Llama).
     """
     q = generosity(payoffs)
     return _memory_one(1, 1, q, 1, q)
@@ -131,5 +131,5 @@ SEED_001_ORIGINAL = {
     "GPT-5": _memory_one(1, 1, 0, 27 / 50, 1),
     "Llama": _memory_one(1, 1, 13 / 50, 49 / 50, 28 / 50),
 }
-"""Memory-1 strategies of the five LLMs in seed 001's original experiment (main text,
+"""Memory-1 strategies of the five LLMs in the IPD paper's original experiment (main text,
 Fig. 1B; 50 samples per scenario, standard payoffs (3, 0, 5, 1), no framing)."""

@@ -1,4 +1,4 @@
-"""Repeated prisoner's dilemma (IPD) of seed 001, in the stages every study has.
+"""Repeated prisoner's dilemma (IPD) of the IPD paper, in the stages every study has.
 
 - ``design``: experiments and conditions, history scenarios, label-swap controls, model pairs, checks;
 - ``query``: prompts (SI §4.1-4.6), the elicitation of strategies and actual play;

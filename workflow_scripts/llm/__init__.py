@@ -38,7 +38,7 @@ them, the rooms stand in layers, each importing only rooms before it: reading, c
 serving, batch, spend, estimation.
 
 Importing this package makes litellm work offline: its price map is read from the copy it ships
-(``LITELLM_LOCAL_MODEL_COST_MAP``) instead of being fetched at import (../shared/NOTES.md).
+(``LITELLM_LOCAL_MODEL_COST_MAP``) instead of being fetched from the network at import (litellm's default).
 """
 
 import importlib
@@ -48,7 +48,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 # The names below are imported on first use (PEP 562), not with the package: a job that needs one
 # module of this layer (a table job: records) does not pay for the others (pandas, jsonschema, the
-# cache and the provider stack), which is most of a short job's start-up (issue 16).
+# cache and the provider stack), which is most of a short job's start-up.
 _EXPORTS = {
     "Answer": "choice",
     "answer_entry": "spec",

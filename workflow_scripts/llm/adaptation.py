@@ -1,7 +1,7 @@
 """Parameters a provider rejects that a request can do without: what the layer changes, and why.
 
 Some providers answer a valid OpenAI request with HTTP 400 because of one parameter, although
-litellm's tables say they take it (../shared/NOTES.md, "Providers and servers"):
+litellm's tables say they take it:
 
 - **log-probabilities refused**: a deployment that takes no ``logprobs`` at all (some Azure
   deployments). The request is asked again without ``logprobs`` / ``top_logprobs``: its answer is a

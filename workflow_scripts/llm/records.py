@@ -10,7 +10,7 @@ come first and whose answer columns (:data:`ANSWER_FIELDS`) are the same everywh
   every earlier attempt's text and status, verbatim and in order;
 - ``status``: valid, invalid, empty, truncated, refused, or failed (no answer came);
   ``parse_method``: how a valid answer was read (strict, lenient, explained); ``answer_kind``: the
-  form it was written in (:data:`workflow_scripts.llm.commitments.ANSWER_KINDS`: bare, form, json,
+  form it was written in (:data:`workflow_scripts.llm.reading.commitments.ANSWER_KINDS`: bare, form, json,
   tagged, glossed, explained; ``scripted`` for a scripted seat); ``finish_reason``: the provider's;
 - ``conforms``: whether the last text obeys the constraint it was asked under (grammar / JSON
   schema; null without one): a server that ignores its grammar shows up here;

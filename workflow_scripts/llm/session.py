@@ -387,7 +387,8 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
     Raises:
         ConfigError: credentials in parameters, or a budget on a model whose price is unknown;
             an unloadable custom provider on the first cache miss (the workflow checks
-            ``custom_providers`` before any job: workflow_scripts/provider_check.py).
+            ``custom_providers`` before any job: workflow_scripts/workflow/providers.py,
+            ``custom_provider_problems``).
     """
     session = Session(label)
     with contextlib.ExitStack() as stack:

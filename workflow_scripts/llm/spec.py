@@ -278,8 +278,8 @@ class ModelSpec:
         """Request parameters that constrain the answer to ``options``.
 
         ``json_schema`` uses ``{"type": "json_object", "schema": ...}`` with an enum, which
-        llama.cpp's server honours (its ``json_schema`` type is rejected with HTTP 500,
-        ../shared/NOTES.md); ``grammar`` sends a GBNF grammar in ``extra_body``.
+        llama.cpp's server honours (its ``json_schema`` type is rejected with HTTP 500
+        by llama-cpp-python 0.3.36's server); ``grammar`` sends a GBNF grammar in ``extra_body``.
         """
         if self.answer_format == "json_schema":
             return {"response_format": {"type": "json_object", "schema": choice_schema(options)}}

@@ -146,7 +146,7 @@ def sampled(distribution: dict[str, float], u: float) -> str:
 def known_answer(prompt: str, options: tuple[str, ...]) -> str:
     """The correct answer to a value question at the risk the prompt states (its first percentage):
     the target where it is an option, else A / B / C as (1 - p) E exceeds, falls short of or equals
-    E - F (seed 000, Proposition 3.1).
+    E - F (the CRG paper's Proposition 3.1).
 
     Raises:
         ValueError: if the prompt states no percentage.

@@ -16,7 +16,7 @@ Model names after the prefix:
   seeded by the request's seed and the prompt, so replicates differ);
 - ``lastround:<strategy>``: plays <strategy> but defects (R) in the announced last round
   of a game of known length ("The interaction lasts N rounds." and "This is Round N.",
-  SI §4.6), a last-round defector like GPT-5 in seed 001;
+  SI §4.6), a last-round defector like GPT-5 in the IPD paper;
 - ``text:<answer>``: always answers ``<answer>``, percent-decoded (to test answer handling: a model
   id holds no spaces, so ``text:I%20choose%20L`` answers ``I choose L``).
 

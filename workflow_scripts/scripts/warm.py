@@ -1,5 +1,5 @@
 """The warm interpreter of a local run: analysis and figure jobs run in a process forked from one that
-has already imported what they import (issue 16).
+has already imported what they import.
 
 Snakemake runs every ``script:`` job as a fresh Python process, and most of a short job's time is its
 imports: the interpreter and Snakemake's script preamble (0.25 CPU-s here), pandas (0.8), pyarrow

@@ -12,7 +12,7 @@ round XY, the round before ZW; outcomes own move first). Optional columns
 ``aLL,aLR,aRL,aRR`` (per-row stage payoffs) and ``w`` (the row's own stopping
 probability). For every strategy and w it writes pi_w(s, s), Nash, partner, rival,
 the share of N random memory-1 opponents that beat pi_w(s, s) and the payoff range
-(seed 001, SI section 6.2, Tables S27-S31, Fig. 1C): a Markdown table of the main
+(the IPD paper's SI section 6.2, Tables S27-S31, Fig. 1C): a Markdown table of the main
 columns on standard output and, with ``--out``, every column as CSV (see
 gametheory.classification.RESULT_COLUMNS).
 
@@ -39,7 +39,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m workflow_scripts.tools.classify",
         description="Nash / partner / rival classification of memory-1 or memory-2 strategies "
-        "in the repeated prisoner's dilemma (seed 001, SI section 6.2).",
+        "in the repeated prisoner's dilemma (the IPD paper's SI section 6.2).",
     )
     parser.add_argument("table", help="CSV with one strategy per row (see module docstring)")
     parser.add_argument("--payoffs", nargs=4, type=float, metavar=("aLL", "aLR", "aRL", "aRR"),

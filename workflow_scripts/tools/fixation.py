@@ -1,5 +1,5 @@
 """Fixation probabilities and stationary distribution of rare-mutation Fermi selection from a
-payoff table of two-model groups (seed 000, Section 3.3, Fig. 5 and Fig. S7).
+payoff table of two-model groups (the CRG paper, Section 3.3, Fig. 5 and Fig. S7).
 
 Usage::
 

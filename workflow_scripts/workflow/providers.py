@@ -125,7 +125,7 @@ def hosted_model_problems(config: dict, name: str) -> list[str]:
 
 
 def _litellm_problems(name: str, entry: dict, decodings: list[tuple[str, dict]], custom: list[str]) -> list[str]:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import (NOTES.md)
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import: litellm's bundled price map
     import litellm
 
     try:

@@ -46,12 +46,12 @@ IPD_PLAYERS = {
     "claude-sonnet-4": "Forgiver", "gemini-2.5-pro": "m1:0.82,1,0,0.02,0.42", "gpt-4o": "GRIM",
     "gpt-5": "m1:1,1,0,0.54,1", "llama-3.3-70b": "m1:1,1,0.26,0.98,0.56",
 }
-"""Seed 001's five models as scripted players with the strategies it reads from them (Fig. 1B)."""
+"""The IPD paper's five models as scripted players with the strategies it reads from them (Fig. 1B)."""
 CRG_PLAYERS = {
     "claude-haiku-4.5": "knows:exact_split", "gemini-3.5-flash-lite": "exact_split", "gpt-5.6-luna": "knows:conditional",
     "qwen3-235b": "split_until_settled", "grok-4.20": "always_4",
 }
-"""Seed 000's five models as scripted players; ``knows:`` ones answer the value questions as the risk
+"""The CRG paper's five models as scripted players; ``knows:`` ones answer the value questions as the risk
 says, the others always give the first option (workflow_scripts/players/crg.py)."""
 
 

@@ -1,4 +1,4 @@
-"""Table 4: mean seat total under prompt and decoding controls against Base (seed 000, Table 4).
+"""Table 4: mean seat total under prompt and decoding controls against Base (the CRG paper's Table 4).
 
 Base is the self-play grid (design 1, base prompt). Each control condition of design 2 is
 compared with Base at the risks both have, as :func:`comparison_plan` lays the comparisons out
@@ -9,12 +9,12 @@ under one of two rules (config ``crg.analysis.table4_rule``):
   never holds p = 0 (where contributing is dominated), p* itself, or risks from both sides of p*:
   the optimal contribution differs there (0 below p*, the fair share above), so a shift down at one
   risk and up at the other would cancel in the pool. Every row is a comparison of the family.
-- ``printed``: the layout of seed 000's printed table. Top block: each control without p = 0,
+- ``printed``: the layout of the CRG paper's printed table. Top block: each control without p = 0,
   pooled over the risks all of them share with Base ("pooled over p=0.1 and 0.9"; this pool does
-  span p*, as the seed's does), with its single-risk rows beside it (shown, not in the family);
+  span p*, as the paper's does), with its single-risk rows beside it (shown, not in the family);
   bottom block: each control with p = 0 at p = 0 (the neutral wordings, "single risk levels").
   The family is the top and bottom rows, and the Bonferroni divisor is the number of printed cells:
-  per model one Base row plus one per comparison (the seed: Base, Rerun, No hint, Para. 1, Para. 2
+  per model one Base row plus one per comparison (the paper: Base, Rerun, No hint, Para. 1, Para. 2
   on top and Wording, Goal below: 7 per model, 35 for five models, as the caption counts; its five
   models' 30 comparisons are fewer than the 35 cells, so this divisor is conservative).
 
@@ -22,7 +22,7 @@ The risks are those of the planned games (incomplete ones included), so a failed
 changes the plan. The unit is the game (its mean seat total); the test is a two-sided permutation
 test (:func:`workflow_scripts.stats.mean_shift_test`).
 
-A shift is *marked* when it is at least ``shift_units`` units with P < ``alpha`` (seed 000: 2
+A shift is *marked* when it is at least ``shift_units`` units with P < ``alpha`` (the CRG paper: 2
 units, P < 0.01) and *Bonferroni* when it is in the family and, in addition, P < ``family_alpha``
 / m, m being the rule's divisor.
 """

@@ -1,4 +1,4 @@
-"""Game bootstrap through a whole analysis chain (issue 19; seed 000: "95% game-bootstrap intervals").
+"""Game bootstrap through a whole analysis chain (the CRG paper: "95% game-bootstrap intervals").
 
 Resampling unit: the game, within its cell (design, lineup, condition, risk p, seat split). One
 bootstrap draw replaces the games of every cell by as many games drawn with replacement from that

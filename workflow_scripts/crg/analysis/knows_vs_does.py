@@ -1,5 +1,5 @@
 """Does a model know which action pays, and does it act on it? The value answers across the pivot
-(seed 000, abstract: "Several models correctly identified which action offered the higher expected
+(the CRG paper's abstract: "Several models correctly identified which action offered the higher expected
 payoff at different risk levels, yet their contributions changed little").
 
 A share of correct answers at one risk cannot tell knowledge from a letter preference: a model that

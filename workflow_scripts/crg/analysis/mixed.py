@@ -1,6 +1,6 @@
-"""Mixed tables (design 4): the pair matrix of Fig. 3 and the data of Fig. 4 (seed 000, Section 4.4).
+"""Mixed tables (design 4): the pair matrix of Fig. 3 and the data of Fig. 4 (the CRG paper, Section 4.4).
 
-Games of two models at one table, base prompt, pooled over seat splits and risks as in the seed.
+Games of two models at one table, base prompt, pooled over seat splits and risks as in the paper.
 Self-play comparisons use the base-prompt self-play games (designs 1 and 2) at the risks of the
 mixed games they are compared with ("self-play: grid games plus a rerun at the same risks").
 Means are over complete games; a game's value is the mean over the seats of one model.
@@ -140,7 +140,7 @@ def replacement(mixed: pd.DataFrame, selfplay: pd.DataFrame, models: list[str], 
 
     For model A and each other model B: A's self-play target rate at the risks of the games with
     ``seats - 1`` A seats and one B seat, and the target rate of those games, each with its game
-    bootstrap interval at ``confidence`` (seed 000 Fig. 4 caption: "Bars and bands: 95%
+    bootstrap interval at ``confidence`` (the CRG paper Fig. 4 caption: "Bars and bands: 95%
     game-bootstrap intervals, not stratified by risk"; :func:`workflow_scripts.stats.bootstrap_mean_interval`
     over the games' 0/1 target outcomes, seeded per (A, B, side)).
 

@@ -1,10 +1,10 @@
 """Table 5: units a model gives before and after the outcome is settled beside scripted partners
-(seed 000, Table 5: "Units contributed per game before and after the outcome is settled,
+(the CRG paper's Table 5: "Units contributed per game before and after the outcome is settled,
 alongside five partners who always contribute 0 or always contribute 4").
 
 Games of design 3 (one model seat, five scripted seats). The partner is read from the other
 seats' ``model`` column (``scripted:<rule>``), so conditions may be named freely; risks are
-pooled, as in the seed. Settlement is defined in :mod:`workflow_scripts.gametheory.collective_risk`.
+pooled, as in the paper. Settlement is defined in :mod:`workflow_scripts.gametheory.collective_risk`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def table5(seats: pd.DataFrame, models: list[str]) -> pd.DataFrame:
 
 
 def table5_wide(table: pd.DataFrame) -> pd.DataFrame:
-    """Model x (partner, before / after), the seed's layout."""
+    """Model x (partner, before / after), the paper's layout."""
     wide = table.pivot(index="model", columns="partner", values=["before", "after"])
     wide = wide.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
     wide = wide.reindex(index=pd.unique(table["model"]))

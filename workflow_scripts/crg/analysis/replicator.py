@@ -1,4 +1,4 @@
-"""Replicator rest points of the collective-risk selection (seed 000, Fig. 5): per risk and pair of
+"""Replicator rest points of the collective-risk selection (the CRG paper, Fig. 5): per risk and pair of
 models, the rest points of the discrete replicator map on the edge of the two (groups of six drawn
 from an infinite population, :func:`workflow_scripts.evolution.replicator.pair_rest_points`), from
 the same seat payoffs as the Fermi process, beside its fixation probabilities at the run's largest

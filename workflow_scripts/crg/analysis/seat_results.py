@@ -1,5 +1,5 @@
 """One row per seat and game with what the analyses need: totals, payoffs, opt(p), the loss split
-and the exact split (seed 000, Table 3 and Fig. 2), from the merged games and decisions tables.
+and the exact split (the CRG paper's Table 3 and Fig. 2), from the merged games and decisions tables.
 
 Reads only the game and seat columns of ``games.parquet`` and ``decisions.parquet`` (see
 :mod:`workflow_scripts.crg.query.rows`) and ``status``; incomplete games are kept with ``complete``
@@ -20,7 +20,7 @@ GAME_COLUMNS = ["game_id", "design", "lineup", "condition", "p", "focal_seats", 
 SEAT_COLUMNS = GAME_COLUMNS + ["exact_split", "opt", "share_of_opt", "loss", "below_pivot", "past_target",
                                "missed_target"]
 SELF_PLAY_DESIGNS = ("selfplay", "controls")
-"""Designs whose six seats are one model (seed 000, designs 1 and 2)."""
+"""Designs whose six seats are one model (the CRG paper, designs 1 and 2)."""
 
 
 def exact_splits(decisions: pd.DataFrame, rules: Rules = SEED_000_RULES) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Payoff-based selection over the models of the collective-risk study (seed 000, Section 3.3, Fig. 5).
+"""Payoff-based selection over the models of the collective-risk study (the CRG paper, Section 3.3, Fig. 5).
 
 From the base-prompt games (self-play of designs 1-2 and every seat split of design 4), per risk p:
 the payoff table of :mod:`workflow_scripts.evolution.payoff_tables` (mean expected payoff of a

@@ -1,4 +1,4 @@
-"""Self-play over the risk grid: Table 3 and the data of Fig. 2 (seed 000, Section 4.1).
+"""Self-play over the risk grid: Table 3 and the data of Fig. 2 (the CRG paper, Section 4.1).
 
 Inputs are the seat rows of :mod:`workflow_scripts.crg.analysis.seat_results` restricted to the grid
 (base-prompt self-play, design 1) and the decisions of those games. Every mean is over seats of
@@ -25,7 +25,7 @@ def table3(grid: pd.DataFrame, models: list[str]) -> pd.DataFrame:
     Columns: games and incomplete games; ``total_at_p0`` mean seat total at p = 0 (where
     contributing is dominated; NaN without p = 0); ``exact_split_pct`` share of seats giving 2 in
     every round; ``target_pct`` share of games reaching 120; ``payoff`` mean expected payoff per
-    seat; ``opt`` mean opt(p) over the same seats (280/11 = 25.45 on the seed's grid, one game per
+    seat; ``opt`` mean opt(p) over the same seats (280/11 = 25.45 on the paper's grid, one game per
     risk); ``lost_pct`` = 100 (sum of losses) / (sum of opt(p)), i.e. 100 (1 - payoff / opt);
     ``main_loss`` the largest of the three parts by its mean (see
     :mod:`workflow_scripts.gametheory.collective_risk_optimum`; empty if no part is positive).

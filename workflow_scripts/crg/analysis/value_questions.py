@@ -1,4 +1,4 @@
-"""What the models know against what they do: the in-game value questions (seed 000, design 2
+"""What the models know against what they do: the in-game value questions (the CRG paper's design 2
 'with questions'; abstract: "Several models correctly identified which action offered the higher
 expected payoff at different risk levels, yet their contributions changed little").
 

@@ -1,4 +1,4 @@
-"""Which conditions each collective-risk analysis reads (seed 000, Fig. 1 caption, Tables 3-4,
+"""Which conditions each collective-risk analysis reads (the CRG paper, Fig. 1 caption, Tables 3-4,
 Section 3.3), and the models of the selection."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from workflow_scripts.crg.design.jobs import Job
 def analysis_conditions(jobs: Sequence[Job]) -> dict[str, dict[str, list[str]]]:
     """Which (design, condition) pairs each analysis reads, as {group: {design: [conditions]}}.
 
-    Groups (seed 000, Fig. 1 caption, Tables 3-4, Section 3.3):
+    Groups (the CRG paper, Fig. 1 caption, Tables 3-4, Section 3.3):
 
     - ``grid``: the self-play grid, base-prompt conditions of design 1 (Table 3, Fig. 2, and
       Base in Table 4);

@@ -1,4 +1,4 @@
-"""Expand the ``crg`` config section into jobs and cells (seed 000, Table 2 and Section 3.2).
+"""Expand the ``crg`` config section into jobs and cells (the CRG paper's Table 2 and Section 3.2).
 
 Four designs, each a key of ``crg.designs`` holding named conditions:
 

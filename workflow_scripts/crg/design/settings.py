@@ -1,4 +1,4 @@
-"""The ``crg`` config section and its ``analysis`` with the schema's defaults filled in (seed 000,
+"""The ``crg`` config section and its ``analysis`` with the schema's defaults filled in (the CRG paper,
 Table 2 and Section 3.3), and the one way a CRG config problem is raised: naming the field and the fix."""
 
 from __future__ import annotations

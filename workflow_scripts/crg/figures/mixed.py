@@ -1,4 +1,4 @@
-"""Figs. 3 and 4 of seed 000: the pair matrix of mixed tables, and mixed groups against self-play."""
+"""Figs. 3 and 4 of the CRG paper: the pair matrix of mixed tables, and mixed groups against self-play."""
 
 from __future__ import annotations
 

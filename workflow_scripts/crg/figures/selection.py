@@ -1,4 +1,4 @@
-"""Fig. 5 and Fig. S7 of seed 000: stationary mass under Fermi selection, seat payoffs by seat
+"""Fig. 5 and Fig. S7 of the CRG paper: stationary mass under Fermi selection, seat payoffs by seat
 split, and the invasion diagrams."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from workflow_scripts.plotting import figure, legend_below, model_colors, plt, s
 def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: pd.DataFrame,
                      models: list[str], payoff_risks: list[float], beta: float, run_models=()) -> plt.Figure:
     """Fig. 5: (top) stationary mass per model and risk, one panel per population size, with the
-    self-play target rate weighted by mass right of each bar; (below) as the seed draws it, the
+    self-play target rate weighted by mass right of each bar; (below) as the paper draws it, the
     expected payoff of a seat of each model of one pair against the number of seats of its first
     model, one panel per risk of ``payoff_risks`` present in the payoff table (all its risks if none
     is): the pair of :func:`featured_pair`; dashed: the fair-share payoff (endowment - fair share =
@@ -57,7 +57,7 @@ def selection_figure(stationary: pd.DataFrame, weighted: pd.DataFrame, payoffs: 
 
 def featured_pair(stationary: pd.DataFrame, payoffs: pd.DataFrame) -> tuple[str, str] | None:
     """The pair whose seat payoffs Fig. 5 draws: the two models with the largest stationary mass
-    anywhere (population size and risk), as the seed draws Qwen3-235B (favoured in one table) beside
+    anywhere (population size and risk), as the paper draws Qwen3-235B (favoured in one table) beside
     Gemini 3.5 Flash-Lite (favoured in the mixed population), in the orientation of the payoff
     table; the table's first pair if those two never shared a table; None without pairs."""
     pairs = list(dict.fromkeys(zip(payoffs["model_a"], payoffs["model_b"])))

@@ -1,4 +1,4 @@
-"""Fig. 2 of seed 000: self-play on the risk grid (mean seat total, actions per round, loss split)."""
+"""Fig. 2 of the CRG paper: self-play on the risk grid (mean seat total, actions per round, loss split)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the models know against what they do (seed 000, design 2 'with questions'; abstract).
+"""What the models know against what they do (the CRG paper's design 2 'with questions'; abstract).
 
 One panel per value question: for a question whose correct answer switches at the pivot p*
 (``higher_payoff``: A below, B above), the share of a model's readable answers that give the

@@ -9,8 +9,8 @@ seat line, both written here so that every condition ends in the same words::
 
     You are Player 4. Your remaining units: 34
 
-(the format sentence is of the same kind as seed 001's "Give only the character as output. Give no
-explanation."; seed 000 prints no prompts, so the wording is ours). The seat line comes last so
+(the format sentence is of the same kind as the IPD paper's "Give only the character as output. Give no
+explanation."; the CRG paper prints no prompts, so the wording is ours). The seat line comes last so
 that the six prompts of a round are identical up to it (:func:`render_state`). A re-ask (the one
 policy of :func:`workflow_scripts.llm.choice.ask_choice`) adds the unreadable answer and the
 ``reask`` template quoting it; a value question puts its template's text between the condition's
@@ -64,7 +64,7 @@ def answer_line(options: Sequence[str]) -> str:
 
 
 def answer_format(options: Sequence[str]) -> str:
-    """The answer format, in seed 001's words (SI §4.1: "Give only the character as output. Give no
+    """The answer format, in the IPD paper's words (SI §4.1: "Give only the character as output. Give no
     explanation."), naming what the options are: ``number`` (0, 2, 4; 60 ... 240), ``letter``
     (A, B, C), else ``answer``."""
     if all(o.isdigit() for o in options):

@@ -1,4 +1,4 @@
-"""In-game value questions of the collective-risk dilemma (seed 000, design 2 'with questions').
+"""In-game value questions of the collective-risk dilemma (the CRG paper's design 2 'with questions').
 
 At configured rounds an LLM seat gets extra calls, each one question appended to its
 condition's prompt; answers are stored beside the correct option and never change the game.
@@ -7,7 +7,7 @@ The wording is ours (templates ``question_payoff`` and ``question_target``):
 - ``higher_payoff``: which gives the seat the higher expected payoff at this risk p,
   (A) nobody contributes, the target is missed: ``(1 - p) * endowment`` (36 at p = 0.1), or
   (B) exact split, the target is reached exactly: ``endowment - fair share`` (20)?
-  C when both are equal (p = 1/2, the pivot p* of seed 000 Table 1). This is the comparison
+  C when both are equal (p = 1/2, the pivot p* of the CRG paper's Table 1). This is the comparison
   behind opt(p) = max(40 (1 - p), 20).
 - ``target``: what the pool must reach after the last round for every seat to keep its units:
   the target (120), among half, one and a half and twice the target.
@@ -59,7 +59,7 @@ def higher_payoff_answer(rules: Rules, p: float) -> str:
 def higher_payoff_implies(rules: Rules, answer: str) -> float | None:
     """The seat total an answer to ``higher_payoff`` implies: A (nobody contributing pays more) 0, B
     (the exact split pays more) the fair share, C (both pay the same) None: either is optimal
-    (opt(p)'s seat totals, seed 000 Proposition 3.1)."""
+    (opt(p)'s seat totals, the CRG paper's Proposition 3.1)."""
     return {"A": 0.0, "B": float(rules.fair_share)}.get(answer)
 
 

@@ -18,7 +18,7 @@ TITLES = {
 
 CAPTIONS = {
     "table3": (
-        "Self-play over the risk grid (base prompt, design 1; seed 000 Table 3). total_at_p0: mean seat "
+        "Self-play over the risk grid (base prompt, design 1; the CRG paper's Table 3). total_at_p0: mean seat "
         "total at p = 0, where contributing is dominated. exact_split_pct: seats giving 2 in every round. "
         "target_pct: games reaching 120. payoff: expected payoff per seat; opt: mean opt(p) = "
         "max(40 (1 - p), 20) over the same seats. lost_pct: share of opt(p) lost. main_loss: the largest "
@@ -28,7 +28,7 @@ CAPTIONS = {
     ),
     "table4": (
         "Mean seat total under prompt and decoding controls (design 2) against Base (the self-play grid), "
-        "(seed 000 Table 4). Rule `{rule}`: {rule_text} (workflow_scripts/crg/analysis/controls.py). Unit: "
+        "(the CRG paper's Table 4). Rule `{rule}`: {rule_text} (workflow_scripts/crg/analysis/controls.py). Unit: "
         "the game (its mean seat total); two-sided permutation test (scipy.stats.permutation_test). "
         "marked (**): |shift| >= {shift_units:g} units with P < {alpha:g}; Bonferroni (††): a row of the family "
         "(in_family) with P < {family_alpha:g} / {comparisons} = {threshold:.3g} (a P value needs two games on "
@@ -40,14 +40,14 @@ CAPTIONS = {
         "risks from both sides of p*, where the optimal contribution differs. Every row is in the family"
     ),
     "table4_printed": (
-        "seed 000's printed table: top block, each control without p = 0 pooled over the risks all of them share "
-        "with Base (a pool that may span p*, as the seed's 0.1 and 0.9 do), its single risks beside it (block "
+        "the CRG paper's printed table: top block, each control without p = 0 pooled over the risks all of them share "
+        "with Base (a pool that may span p*, as the paper's 0.1 and 0.9 do), its single risks beside it (block "
         "'beside', not in the family); bottom block, the controls with p = 0 at p = 0. The divisor counts the "
-        "printed cells: one Base row per model plus its comparisons (7 per model in the seed)"
+        "printed cells: one Base row per model plus its comparisons (7 per model in the paper)"
     ),
     "table5": (
         "Units a model seat gives per game before and after the outcome is settled, beside five scripted "
-        "partners (design 3, risks pooled; seed 000 Table 5). Given such partners every unit is wasted; "
+        "partners (design 3, risks pooled; the CRG paper's Table 5). Given such partners every unit is wasted; "
         "units after settlement are wasted even for a seat unaware that its partners are scripted."
     ),
     "game_bootstrap": (
@@ -61,7 +61,7 @@ CAPTIONS = {
         "population size and risk (ties shared)."
     ),
     "value_questions": (
-        "In-game value questions (design 2 'with questions'; seed 000 abstract: models 'correctly identified "
+        "In-game value questions (design 2 'with questions'; the CRG paper's abstract: models 'correctly identified "
         "which action offered the higher expected payoff ... yet their contributions changed little'). "
         "Knows versus does: per model, condition and question, the readable answers below and above the pivot "
         "p* = 1/2 (p* itself left out), where the correct answer of higher_payoff switches from A to B: share "
@@ -82,7 +82,7 @@ CAPTIONS = {
     ),
     "replicator": (
         "The discrete replicator map x' = x (c + f_A) / (c + mean f) on the edge of every pair of models, per risk "
-        "(seed 000 Section 3.3's seat payoffs; background c = {background:g}; groups of six drawn from an infinite "
+        "(the CRG paper Section 3.3's seat payoffs; background c = {background:g}; groups of six drawn from an infinite "
         "population, workflow_scripts/evolution/replicator.py): its rest points (share_a: the share of model_a; 0 "
         "and 1 are the pure populations), the payoff there, the modulus of the map's eigenvalue and the stability "
         "(stable below 1, unstable above, neutral at 1). Beside them the Fermi process at the run's largest N: "
@@ -91,7 +91,7 @@ CAPTIONS = {
     ),
     "selection": (
         "Rare-mutation Fermi selection (beta = {beta:g}) over the models of the mixed tables, from base-prompt "
-        "payoffs (seed 000 Section 3.3, Fig. 5). N = 6: one table; larger N: well mixed, tables of 6 drawn "
+        "payoffs (the CRG paper Section 3.3, Fig. 5). N = 6: one table; larger N: well mixed, tables of 6 drawn "
         "at random. rho: fixation probability of one mutant among residents (neutral 1/N). Risks that "
         "lack a seat split or a self-play, or whose games all ended incomplete, are listed under 'skipped' with the reason."
     ),

@@ -1,4 +1,4 @@
-"""What happened in actual play (seed 001, SI §5.6): move sequences, cooperation per round,
+"""What happened in actual play (the IPD paper's SI §5.6): move sequences, cooperation per round,
 and who defects in the last round of a game of known length.
 
 Input: the moves table of :mod:`workflow_scripts.ipd.query.play` (one row per move asked). Only valid

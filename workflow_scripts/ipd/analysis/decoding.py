@@ -1,6 +1,6 @@
 """Table S1: the decoding parameters actually sent to each model, read from the response cache.
 
-Seed 001's Table S1 lists "the parameters set for each [model] during experiments". The
+The IPD paper's Table S1 lists "the parameters set for each [model] during experiments". The
 config says what was asked for; what litellm really sent can differ (``drop_params`` drops
 what a provider does not accept, a seed is derived per request: workflow_scripts.llm.spec).
 Every answer row names its cache entry (column :data:`CACHE_KEY_COLUMN`); the entry at

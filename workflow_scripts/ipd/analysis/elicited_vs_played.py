@@ -1,10 +1,10 @@
-"""Does a model play as it says? Its moves in actual play (seed 001, SI §4.6) against the memory-1
+"""Does a model play as it says? Its moves in actual play (the IPD paper's SI §4.6) against the memory-1
 strategy elicited from it with the same framing and payoffs (SI §4.1).
 
 From the play moves of one model under one treatment ("lasts 10 rounds" / "lasts at least 10
 rounds") come its observed transitions: the first move of each game (state ``round1``) and, in
 every later round, its move after the previous round's outcome (``LL``, ``LR``, ``RL``, ``RR``, own
-move first, seed 001's order). Per state s: n_s moves, k_s of them L. Only valid answers are moves;
+move first, the IPD paper's order). Per state s: n_s moves, k_s of them L. Only valid answers are moves;
 a round without a valid move of either player gives no transition into or out of it.
 
 - **Played strategy**: the maximum-likelihood memory-1 strategy of the play, k_s / n_s per state,

@@ -1,4 +1,4 @@
-"""From answers to counts, Wilson-interval estimates and strategies (seed 001, SI §5-6.1).
+"""From answers to counts, Wilson-interval estimates and strategies (the IPD paper's SI §5-6.1).
 
 Counts have the shape of Tables S4-S11 (number of L per scenario), estimates the shape of
 Tables S12-S26 (frequency of L with its 95% Wilson interval, and the strategy's reading by

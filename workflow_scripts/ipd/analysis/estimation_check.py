@@ -1,5 +1,5 @@
 """The probability method beside sampling: P(L) from one log-probability request per scenario, next
-to the share of L among the sampled answers and its 95% Wilson interval (issue 11).
+to the share of L among the sampled answers and its 95% Wilson interval.
 
 For every memory-1 scenario and condition of an experiment named in ``ipd.analysis.estimation_check``
 and every model that can estimate from log-probabilities, the elicitation's sampled estimate

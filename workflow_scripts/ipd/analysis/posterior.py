@@ -1,4 +1,4 @@
-"""Posterior of an inferred strategy given its counts (issue 19; seed 001 SI §5-6.1).
+"""Posterior of an inferred strategy given its counts (the IPD paper's SI §5-6.1).
 
 Each sampled scenario with k cooperations (L) among n valid answers gets the posterior
 Beta(k + 1/2, n - k + 1/2) of its cooperation probability: the Jeffreys prior Beta(1/2, 1/2)

@@ -1,4 +1,4 @@
-"""Reading an inferred strategy as the paper does, made explicit (seed 001, SI §6.1).
+"""Reading an inferred strategy as the paper does, made explicit (the IPD paper's SI §6.1).
 
 The SI labels each inferred strategy with "the closest known memory-1 strategy, using ~ if
 the match is approximate. A threshold of 0.5 is used to identify pure strategies, but it is

@@ -1,4 +1,4 @@
-"""How sure each strategy reading is (issue 19; the readings of ipd.analysis.reading, SI §6.1).
+"""How sure each strategy reading is (the readings of ipd.analysis.reading, SI §6.1).
 
 Two readings, two questions:
 

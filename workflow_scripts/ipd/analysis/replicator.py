@@ -1,4 +1,4 @@
-"""Replicator rest points of the tournaments (seed 001, Fig. 5): per discipline, the rest points of the
+"""Replicator rest points of the tournaments (the IPD paper, Fig. 5): per discipline, the rest points of the
 discrete replicator map on its payoff matrix pi_w(s_i, s_j) and their stability
 (:mod:`workflow_scripts.evolution.replicator`), a second view of selection among the inferred strategies."""
 

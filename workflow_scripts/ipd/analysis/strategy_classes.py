@@ -1,4 +1,4 @@
-"""Nash / partner / rival classes of every inferred strategy (seed 001, SI §6.2, Tables S27-S31).
+"""Nash / partner / rival classes of every inferred strategy (the IPD paper's SI §6.2, Tables S27-S31).
 
 Each memory-1 or memory-2 strategy of an experiment's strategy table is classified by the
 exact game-theory core (:func:`workflow_scripts.gametheory.classify_strategies`) at the

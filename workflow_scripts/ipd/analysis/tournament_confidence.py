@@ -1,4 +1,4 @@
-"""How sure each tournament winner is (issue 19; the round robins of ipd.analysis.tournaments, Fig. 5A).
+"""How sure each tournament winner is (the round robins of ipd.analysis.tournaments, Fig. 5A).
 
 Per posterior draw every model's strategy in a discipline is drawn from its posterior
 (ipd.analysis.posterior; the same draws as the verdict tables), reference strategies stay fixed,

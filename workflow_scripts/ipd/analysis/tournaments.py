@@ -1,4 +1,4 @@
-"""Round-robin tournaments of the inferred memory-1 strategies (seed 001, main text
+"""Round-robin tournaments of the inferred memory-1 strategies (the IPD paper's main text
 "Tournaments", Fig. 5A, Figs. S1-S10).
 
 A *discipline* is one memory-1 condition with a neutral framing (``ipd.framing_groups.neutral``:

@@ -1,8 +1,8 @@
-"""How sure each Nash / partner / rival verdict is, given the answers behind it (issue 19).
+"""How sure each Nash / partner / rival verdict is, given the answers behind it.
 
 Every posterior draw of a strategy (ipd.analysis.posterior: Jeffreys Beta per sampled scenario)
 goes through the exact margins of the core (gametheory.margins: the numbers of
-equilibria.classify, seed 001 SI §6.2): the Nash gap max_s' pi(s', s) - pi(s, s), the partner
+equilibria.classify, the IPD paper's SI §6.2): the Nash gap max_s' pi(s', s) - pi(s, s), the partner
 shortfall aLL - pi(s, s) and the rival gap max_s' [pi(s', s) - pi(s, s')], in payoff units per
 round. Reported per strategy and w:
 

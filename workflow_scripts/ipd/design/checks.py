@@ -13,7 +13,7 @@ from workflow_scripts.llm.spec import ModelSpec
 def payoff_problems(config: dict) -> list[str]:
     """Enabled memory-1 / memory-2 experiments whose ``payoffs`` are not a prisoner's dilemma.
 
-    Their strategies are classified (Nash / partner / rival, seed 001 SI §6.2) and the memory-1
+    Their strategies are classified (Nash / partner / rival, the IPD paper's SI §6.2) and the memory-1
     ones enter the tournaments, which need aRL > aLL > aRR > aLR and 2 aLL > aRL + aLR
     (gametheory.payoffs.prisoners_dilemma_violation). Equal-gains experiments are exempt: their
     games x = 0 and x = 10 are not dilemmas by design (SI §4.3) and are reported as such.

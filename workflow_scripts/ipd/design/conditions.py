@@ -251,7 +251,7 @@ NEUTRAL_FRAMINGS = ["none"]
 
 def neutral_framings(ipd: dict) -> list[str]:
     """Framings that count as neutral (``ipd.framing_groups.neutral``; :data:`NEUTRAL_FRAMINGS` when
-    the config names no such group): the tournaments' disciplines (seed 001, "Tournaments")."""
+    the config names no such group): the tournaments' disciplines (the IPD paper, "Tournaments")."""
     return list(ipd["framing_groups"].get("neutral", NEUTRAL_FRAMINGS))
 
 

@@ -1,7 +1,7 @@
 """The label-swap control of the memory-1 elicitation: which letter means what, and in which order.
 
-Seed 001 uses the letters L and R "as neutral symbols for cooperation and defection" (main
-text, "The first experiment") and always lists them as "L or R". Seed 000's related work
+The IPD paper uses the letters L and R "as neutral symbols for cooperation and defection" (main
+text, "The first experiment") and always lists them as "L or R". The CRG paper's related work
 reports that reversing the order of the labels changes LLM behaviour in repeated dilemmas,
 and small models often prefer a letter whatever it means. Two counterbalancing conditions
 separate a strategy from a letter or an order preference; each differs from the standard

@@ -1,4 +1,4 @@
-"""Pairs of models in actual play (seed 001, SI §4.6, §5.6): every model against every model,
+"""Pairs of models in actual play (the IPD paper's SI §4.6, §5.6): every model against every model,
 itself included. A pair is named 'a+b' (its job's wildcard and file names)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scenarios of the elicitation experiments of seed 001 and the strategy entries they estimate.
+"""Scenarios of the elicitation experiments of the IPD paper and the strategy entries they estimate.
 
 A scenario is one history the model is asked about; its answers estimate one entry of a
 strategy (the probability to cooperate, L):

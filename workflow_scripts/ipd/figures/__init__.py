@@ -1,1 +1,1 @@
-"""Stage figures of the prisoner's-dilemma study: Figs. 1-5 of seed 001."""
+"""Stage figures of the prisoner's-dilemma study: Figs. 1-5 of the IPD paper."""

@@ -1,4 +1,4 @@
-"""Figures of the elicitations (seed 001, Fig. 1B): cooperation probability per scenario, and what
+"""Figures of the elicitations (the IPD paper, Fig. 1B): cooperation probability per scenario, and what
 every IPD figure of estimates shares (the probability axis label, Wilson error bars and their note);
 the plotting helpers of both studies are in :mod:`workflow_scripts.plotting`. Strategy readings are
 in the strategy tables, not in the figures."""

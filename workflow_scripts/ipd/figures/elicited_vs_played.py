@@ -1,4 +1,4 @@
-"""Elicited against played memory-1 strategies (seed 001, SI §4.6 against §4.1): one panel per
+"""Elicited against played memory-1 strategies (the IPD paper's SI §4.6 against §4.1): one panel per
 model and treatment, P(L) per state in play (filled, 95% Wilson bars) beside the elicited entry
 (open, its Wilson bars), states never reached in play marked as such, the test in the title."""
 

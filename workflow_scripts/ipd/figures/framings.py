@@ -1,4 +1,4 @@
-"""Strategies under different framings (seed 001, Fig. 4), framings grouped as competitive,
+"""Strategies under different framings (the IPD paper, Fig. 4), framings grouped as competitive,
 cooperative and neutral (``ipd.framing_groups``, SI §4.1 "Parameters and framings").
 
 One panel per strategy entry; on the x-axis the framings, ordered group by group with the

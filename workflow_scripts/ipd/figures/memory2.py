@@ -1,4 +1,4 @@
-"""Memory-2 strategies (seed 001, Fig. 3): P(L) in all 21 scenarios.
+"""Memory-2 strategies (the IPD paper, Fig. 3): P(L) in all 21 scenarios.
 
 Per condition, five panels in the layout of SI Table S11: rounds 1-2 (round 1, and round
 two after each outcome of round 1), then one panel per outcome of the previous round with

@@ -1,4 +1,4 @@
-"""Strategy entries against a game parameter (seed 001, Fig. 2A: stopping probability w;
+"""Strategy entries against a game parameter (the IPD paper, Fig. 2A: stopping probability w;
 Fig. 2B: equal-gains parameter x of the payoffs (10, 0, 10 + x, x)).
 
 One panel per strategy entry (p0, pLL, pLR, pRL, pRR), the parameter on the x-axis, one

@@ -1,4 +1,4 @@
-"""Payoff range of every inferred strategy against any co-player (seed 001, Fig. 1C).
+"""Payoff range of every inferred strategy against any co-player (the IPD paper, Fig. 1C).
 
 For each strategy s and stopping probability w the classification holds the lowest and highest
 payoff per round that s can receive against any opponent (gametheory.payoff_range) and pi(s, s).
@@ -6,7 +6,7 @@ As the seed draws it: one panel per w (w = 0 and w = 0.01; and the prompt's own 
 experiment states one), per model a vertical bar from the lowest to the highest payoff with a dot
 at pi(s, s). With several conditions the bars of a condition stand side by side (one colour per
 model) and the conditions along the x-axis; with one condition the models are the x-axis, as in
-the seed. The strategies' readings are in the strategy table.
+the paper. The strategies' readings are in the strategy table.
 """
 
 from __future__ import annotations

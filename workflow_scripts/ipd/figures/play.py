@@ -1,4 +1,4 @@
-"""Actual play (seed 001, SI §5.6): cooperation per round, one panel per condition
+"""Actual play (the IPD paper's SI §5.6): cooperation per round, one panel per condition
 (treatment 'lasts N rounds' / 'lasts at least N rounds'), one line per model."""
 
 from __future__ import annotations

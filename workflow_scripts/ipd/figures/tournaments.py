@@ -1,4 +1,4 @@
-"""Tournament figures (seed 001, Fig. 5A: disciplines won per model; Fig. 5B: cooperation
+"""Tournament figures (the IPD paper, Fig. 5A: disciplines won per model; Fig. 5B: cooperation
 propensities of every model across the disciplines; Figs. S1-S10: the payoff sums of every
 strategy in every discipline, with and without self-play). Without any discipline each figure
 says so instead of drawing empty axes."""

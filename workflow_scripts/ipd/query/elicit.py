@@ -1,4 +1,4 @@
-"""Strategy elicitation of seed 001 (SI §4.1-4.5): one job = one model x experiment, every selected
+"""Strategy elicitation of the IPD paper (SI §4.1-4.5): one job = one model x experiment, every selected
 condition of the experiment (:class:`ElicitationJob`).
 
 Every scenario of the condition's kind (memory-1, memory-2, one-shot; see

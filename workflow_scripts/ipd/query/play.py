@@ -1,4 +1,4 @@
-"""Actual play between two models (seed 001, SI §4.6): one job = one pair x experiment, every selected
+"""Actual play between two models (the IPD paper's SI §4.6): one job = one pair x experiment, every selected
 condition (treatment) of the experiment (:class:`PlayJob`), their games all played at once.
 
 Every pair of enabled models plays, including a model against itself (5 models: 15 pairs).

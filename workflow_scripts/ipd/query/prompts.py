@@ -1,4 +1,4 @@
-"""Prisoner's-dilemma prompts of seed 001 (SI §4.1-4.6) rendered from the templates in config.
+"""Prisoner's-dilemma prompts of the IPD paper (SI §4.1-4.6) rendered from the templates in config.
 
 Scenarios of the memory-1 elicitation: ``round1`` and the four outcomes of the previous
 round ``LL``, ``LR``, ``RL``, ``RR``, where the first letter is the focal player's move and

@@ -1,4 +1,4 @@
-"""Seed 001's published verdicts with their probabilities as Markdown (issue 19)."""
+"""The IPD paper's published verdicts with their probabilities as Markdown."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def _tick(value) -> str:
 
 def seed_001_document(table: pd.DataFrame, settings) -> str:
     """One section per w of ipd.analysis.seed_confidence.seed_001_table, with its caption."""
-    parts = ["# Seed 001's verdicts with their probabilities (original experiment, Tables S4-S8, S27-S28)\n"]
+    parts = ["# The IPD paper's verdicts with their probabilities (original experiment, Tables S4-S8, S27-S28)\n"]
     for w, part in table.groupby("w", sort=False):
         shown = pd.DataFrame({"model": part["model"], "counts": part["counts"],
                               "paper: Nash": part["paper_nash"].map(_tick),

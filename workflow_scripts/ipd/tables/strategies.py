@@ -1,4 +1,4 @@
-"""Tables of the strategy elicitations in the shapes of seed 001's SI (CSV + Markdown).
+"""Tables of the strategy elicitations in the shapes of the IPD paper's SI (CSV + Markdown).
 
 - Tables S4-S10: per scenario, number of L out of the valid answers, condition x model;
   memory-2 (Table S11): per condition, model x scenario in blocks (rounds 1-2, then one

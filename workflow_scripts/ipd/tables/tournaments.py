@@ -1,4 +1,4 @@
-"""The tournaments as one Markdown document, one caption per table (seed 001, Fig. 5A, Figs. S1-S10)."""
+"""The tournaments as one Markdown document, one caption per table (the IPD paper, Fig. 5A, Figs. S1-S10)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Batch mode: a job's missing requests of a ``batch: true`` model asked through the provider's batch
-API before the job's synchronous pass, which then finds them in the cache (issue 21).
+API before the job's synchronous pass, which then finds them in the cache.
 
 :func:`run_batches` runs the job's own code (the same elicitation and game code as the real run)
 against :class:`Frontier` models, which answer every cached request from the cache and hold every

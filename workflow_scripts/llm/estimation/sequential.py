@@ -1,6 +1,6 @@
 """Sequential sampling: ask a two-answer question in rounds and stop once its reading is settled.
 
-The fixed design of seed 001 (SI §5) asks every scenario 50 times. Its reading of a scenario
+The fixed design of the IPD paper (SI §5) asks every scenario 50 times. Its reading of a scenario
 (SI §6.1, :mod:`workflow_scripts.ipd.analysis.reading`) only asks on which side of 0.5 the share of
 the first answer (L) lies, and most scenarios answer one way every time: 4 identical answers
 already give a 95% Wilson interval above 0.5 (4/4: [0.51, 1]). A sequential design asks a scenario
@@ -22,7 +22,7 @@ from 0.5 than its probability does on average (a scenario with P(L) = 0.7 that s
 of 10 reads 1.0; at 0.99, 7 equal answers are the fewest that settle), and the number of samples n depends on the answers, so the Wilson interval computed
 at the end does not have its nominal 95% coverage. Deterministic scenarios (all answers alike)
 are unbiased: they read 0 or 1 either way. Use the fixed design where the frequencies themselves
-matter (e.g. payoffs of stochastic strategies in tournaments, GTFT-like entries); the seed's paper
+matter (e.g. payoffs of stochastic strategies in tournaments, GTFT-like entries); the IPD paper
 overlay keeps the fixed design.
 
 With ``capabilities.n`` samples per request, a round's replicates go out together, in calls of up
@@ -42,7 +42,7 @@ from workflow_scripts.llm.templates import PromptTemplate
 from workflow_scripts.stats import wilson_interval
 
 THRESHOLD = 0.5
-"""The reading's threshold (seed 001, SI §6.1)."""
+"""The reading's threshold (the IPD paper's SI §6.1)."""
 
 
 @dataclass(frozen=True)

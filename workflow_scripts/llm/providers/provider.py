@@ -5,7 +5,7 @@ litellm's own retries and the OpenAI client's are switched off (``num_retries=0`
 were invisible; both count attempts, and litellm 1.110.2 reads ``Retry-After`` as whole seconds only
 (``litellm.utils._get_retry_after_from_exception_header``: ``0.5`` is ignored, ``retry-after-ms``
 too). A fixed count fails a storm: at 60% failed calls, 5 attempts leave 0.6^5 = 7.8% of the
-requests failed, so every job of a run stopped on some request (issue 18). Here each provider
+requests failed, so every job of a run stopped on some request. Here each provider
 error is sorted into one of four kinds:
 
 - **transient** (429 rate limits, 5xx, time-outs, lost connections, whatever class litellm raises:

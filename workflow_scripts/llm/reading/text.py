@@ -3,7 +3,7 @@
 What a careful reader skips before reading an answer: the reasoning before it (``<think>`` blocks
 and their relatives, the analysis channel of open-weight reasoning models), end-of-turn tokens left
 by a server, and characters that look like others (full-width letters, no-break and zero-width
-spaces). Nothing here reads an option; :mod:`workflow_scripts.llm.commitments` does that.
+spaces). Nothing here reads an option; :mod:`workflow_scripts.llm.reading.commitments` does that.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from workflow_scripts.llm.reading.parsing import grammar_literals
 
 def evaluate_cold() -> None:
     """Make ``llama_cpp.Llama.generate`` reset the model's KV cache first, so no request reuses the
-    prefix it shares with the one before (issue 18): the reference :func:`aligned_prefix_reuse` is
+    prefix it shares with the one before: the reference :func:`aligned_prefix_reuse` is
     measured against (README, "Reproducible answers on the embedded model"). llama-cpp-python (0.3.x)
     has no setting for it."""
     import llama_cpp

@@ -2,7 +2,7 @@
 
 The GGUF of the embedded model (Gemma 3 270M, the base model) carries no chat template, and
 llama-cpp-python then formats every conversation silently as Llama-2 (``[INST] <<SYS>> ...``;
-../shared/NOTES.md), a format Gemma never saw and one a library upgrade may change. The product
+its log says "Using fallback chat format: llama-2"), a format Gemma never saw and one a library upgrade may change. The product
 therefore names the template (model entry ``chat_template``; default: the embedded model's own,
 :data:`workflow_scripts.llm.serving.embedded.EMBEDDED_CHAT_TEMPLATES`), hands it to the server
 (:mod:`workflow_scripts.llm.serving.chat_server` registers it as a llama-cpp-python chat format and starts

@@ -13,7 +13,7 @@ fallback is Llama-2's ``[INST]``): it is started through :mod:`workflow_scripts.
 The cache identity of the embedded model is the GGUF file's SHA-256 and the chat template's
 (:func:`workflow_scripts.llm.serving.chat_templates.template_identity`), never the port.
 
-**Prefix reuse on batch boundaries, for reproducible answers** (issue 18). llama-cpp-python (0.3.36,
+**Prefix reuse on batch boundaries, for reproducible answers**. llama-cpp-python (0.3.36,
 ``Llama.generate``) reuses the KV cache of the longest prefix the new prompt shares with the one
 evaluated before, and evaluates only the rest. The prefix's keys and values then come from an
 evaluation in other batches than a fresh one's, so the logits differ in their last bits and a seeded

@@ -1,4 +1,4 @@
-"""Sampler settings that make llama.cpp's server draw from the model's own distribution (issue 9).
+"""Sampler settings that make llama.cpp's server draw from the model's own distribution.
 
 llama-cpp-python's OpenAI-compatible server (0.3.36, ``llama_cpp/server/types.py``) fills every
 sampler field a request leaves out with its own default: temperature 0.8, top_p 0.95, top_k 40,

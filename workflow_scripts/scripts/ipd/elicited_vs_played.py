@@ -1,5 +1,5 @@
 """Rule ipd_elicited_vs_played: actual play against the memory-1 strategy elicited with the same
-framing and payoffs (seed 001, SI §4.6 against §4.1)."""
+framing and payoffs (the IPD paper's SI §4.6 against §4.1)."""
 
 from workflow_scripts.scripts.warm import hand_over
 

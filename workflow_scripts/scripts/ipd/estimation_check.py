@@ -23,7 +23,7 @@ with rule_log(snakemake.log[0]) as log:
     summary = check_summary(check)
     with open(snakemake.output.table, "w", encoding="utf-8") as handle:
         handle.write(markdown_document(
-            f"{experiment}: the probability method beside sampled answers (issue 11)", check_tables(check),
+            f"{experiment}: the probability method beside sampled answers", check_tables(check),
             "`{key}`: per scenario, the number of L among the valid sampled answers, their share and its 95% "
             "Wilson interval (the elicitation's estimate), and P(L) at the same temperature from one request's "
             "log-probabilities (workflow_scripts/llm/estimation/logprobs.py); ✓ = the probability lies inside the interval. "

@@ -1,4 +1,4 @@
-"""Rule ipd_figure_play: cooperation per round in actual play (seed 001, SI §5.6), PNG + PDF."""
+"""Rule ipd_figure_play: cooperation per round in actual play (the IPD paper's SI §5.6), PNG + PDF."""
 
 from workflow_scripts.scripts.warm import hand_over
 

@@ -1,4 +1,4 @@
-"""Rule ipd_seed001_confidence: seed 001's five published strategies, their verdicts and probabilities."""
+"""Rule ipd_seed001_confidence: the IPD paper's five published strategies, their verdicts and probabilities."""
 
 from workflow_scripts.scripts.warm import hand_over
 
