@@ -49,7 +49,7 @@ from workflow_scripts.config.checks import study_models  # noqa: E402
 from workflow_scripts.workflow.checks import selection  # noqa: E402
 from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_conditions  # noqa: E402
 from workflow_scripts.ipd.query.elicit import elicit, probes  # noqa: E402
-from workflow_scripts.llm.estimation import Method  # noqa: E402
+from workflow_scripts.llm.estimation.estimate import Method  # noqa: E402
 from workflow_scripts.tools.plan import merged_config  # noqa: E402
 from workflow_scripts.ipd.query.prompts import ACTIONS, templates  # noqa: E402
 from workflow_scripts.llm.context import TEMPLATE_TOKENS_PER_MESSAGE  # noqa: E402
@@ -82,7 +82,7 @@ class TokenCounter:
         if name not in self._vocab:
             from llama_cpp import Llama
 
-            from workflow_scripts.llm.embedded import gguf_path
+            from workflow_scripts.llm.serving.embedded import gguf_path
 
             self._vocab[name] = Llama(str(gguf_path(name, REPO / "models")), vocab_only=True, verbose=False)
         vocab = self._vocab[name]
@@ -177,7 +177,7 @@ def throughput(replicates: int, rounds: int = 2) -> dict:
     through the pipeline's wrappers, alternated ``rounds`` times (so a change of the machine's load
     affects all three alike); then one log-probability request per scenario against a sampled one.
     The prompts are the default grid's first memory-1 condition, ``replicates`` per scenario."""
-    from workflow_scripts.llm.embedded import embedded_server, gguf_path
+    from workflow_scripts.llm.serving.embedded import embedded_server, gguf_path
 
     config = validated(merged_config([REPO / "config/config.yaml"]))
     name = "gemma3-270m"
@@ -214,10 +214,10 @@ def pipeline_time(spec: ModelSpec, condition, asked, cache_dir: Path) -> tuple[f
     """(seconds per request, share of the time inside calls) of the elicitation job's code through the
     layer's wrappers (``Accounted(Cached(Bounded(provider)))``, as a job stacks them, with a fresh cache),
     on the server at ``spec.api_base``."""
-    from workflow_scripts.llm.accounting import Accounted, JobStats
-    from workflow_scripts.llm.cache import Cached, ResponseCache
-    from workflow_scripts.llm.limits import Bounded
-    from workflow_scripts.llm.provider import LiteLLMModel
+    from workflow_scripts.llm.spend.accounting import Accounted, JobStats
+    from workflow_scripts.llm.cache.store import Cached, ResponseCache
+    from workflow_scripts.llm.providers.limits import Bounded
+    from workflow_scripts.llm.providers.provider import LiteLLMModel
 
     model = Accounted(Cached(Bounded(LiteLLMModel(spec), spec.max_concurrency), ResponseCache(cache_dir)), JobStats())
     started = time.perf_counter()

@@ -4,7 +4,7 @@ The IPD paper's main text ("The results of our experiments are shown in Fig. 1B"
 out of 50 of the five models' memory-1 strategies without framing (the no-framing row of Tables
 S4-S8; the framed rows are in tables whose values the seed text does not hold). For each of them and
 each trial, 50 answers per scenario are drawn from the published frequency k/50; the fixed design
-reads all 50, a sequential design (:mod:`workflow_scripts.llm.sequential`) reads the first n of the
+reads all 50, a sequential design (:mod:`workflow_scripts.llm.estimation.sequential`) reads the first n of the
 same 50 (it asks the same replicates, so under one response cache its answers are exactly the fixed
 design's first ones). Compared per strategy and design:
 
@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workflow_scripts.config.schema import defaults  # noqa: E402
 from workflow_scripts.gametheory.equilibria import classify  # noqa: E402
 from workflow_scripts.ipd.analysis.reading import read_strategy  # noqa: E402
-from workflow_scripts.llm.sequential import Sequential, expected_calls, settled  # noqa: E402
+from workflow_scripts.llm.estimation.sequential import Sequential, expected_calls, settled  # noqa: E402
 from workflow_scripts.stats import wilson_interval  # noqa: E402
 
 PUBLISHED = {  # (p0, pLL, pLR, pRL, pRR): L out of 50, the IPD paper's main text (Fig. 1B), no framing

@@ -8,7 +8,7 @@ contributions: seat s gives 2 x ((round + s) mod 3) units, 0-based) under both l
 as the embedded server does (the ``gemma3`` chat template, then the model's own tokenizer with
 special tokens, as llama-cpp-python's chat handler calls it), and counts the tokens a server
 evaluates that keeps the prefix a prompt shares with the request before only up to a batch boundary
-(:func:`workflow_scripts.llm.chat_server.aligned_prefix`, ``n_batch`` = ``embedded.N_BATCH`` = 32):
+(:func:`workflow_scripts.llm.serving.chat_server.aligned_prefix`, ``n_batch`` = ``embedded.N_BATCH`` = 32):
 the prompt's length minus the kept prefix. The request before a decision is the previous seat's (the
 first request of the game evaluates its whole prompt). Prints the tokens per round and in all for
 both layouts and the ratio old / new, in all and without the game's first request (the rules, the
@@ -33,9 +33,9 @@ sys.path.insert(0, str(REPO))
 from workflow_scripts.crg.query.prompts import Prompter, answer_line, render_state, rule_fields, seat_line  # noqa: E402
 from workflow_scripts.crg.query.seats import SeatView  # noqa: E402
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, GameState  # noqa: E402
-from workflow_scripts.llm.chat_server import aligned_prefix  # noqa: E402
-from workflow_scripts.llm.chat_templates import formatter  # noqa: E402
-from workflow_scripts.llm.embedded import EMBEDDED_CHAT_TEMPLATES, N_BATCH, gguf_path  # noqa: E402
+from workflow_scripts.llm.serving.chat_server import aligned_prefix  # noqa: E402
+from workflow_scripts.llm.serving.chat_templates import formatter  # noqa: E402
+from workflow_scripts.llm.serving.embedded import EMBEDDED_CHAT_TEMPLATES, N_BATCH, gguf_path  # noqa: E402
 from workflow_scripts.llm.templates import load_templates  # noqa: E402
 
 EMBEDDED = "gemma3-270m-q4-k-m"

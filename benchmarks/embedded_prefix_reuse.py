@@ -2,7 +2,7 @@
 log-probabilities of the same seeded requests after two different histories, and time per request.
 
 Usage: python benchmarks/embedded_prefix_reuse.py aligned|library|cold [model_dir]  (aligned: the pipeline's
-server, which keeps a shared prefix up to a batch boundary, workflow_scripts.llm.chat_server.aligned_prefix_reuse;
+server, which keeps a shared prefix up to a batch boundary, workflow_scripts.llm.serving.chat_server.aligned_prefix_reuse;
 library: llama-cpp-python's own prefix reuse; cold: every request evaluated from its first token,
 chat_server.evaluate_cold). Prints one JSON line; run two modes and compare `answers` for exactness.
 """
@@ -13,7 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-import workflow_scripts.llm.embedded as E
+import workflow_scripts.llm.serving.embedded as E
 
 MODEL = E.gguf_path("gemma3-270m-q4-k-m", sys.argv[2] if len(sys.argv) > 2 else "models")
 BASE = ("You are one of six players in a game. Each of you holds 40 units. In each of ten rounds every "

@@ -1,4 +1,4 @@
-"""The answer-grammar pre-filter on the embedded server (workflow_scripts/llm/grammar_filter.py): time per
+"""The answer-grammar pre-filter on the embedded server (workflow_scripts/llm/serving/grammar_filter.py): time per
 sampled answer with and without it, and whether the answers are the same.
 
 Usage: python benchmarks/grammar_filter.py [draws] [model_dir]. One server each way, the same requests
@@ -14,7 +14,7 @@ from pathlib import Path
 import litellm
 import yaml
 
-import workflow_scripts.llm.embedded as E
+import workflow_scripts.llm.serving.embedded as E
 from workflow_scripts.ipd.query.prompts import StagePayoffs, messages, user_prompt
 from workflow_scripts.llm.spec import ModelSpec
 

@@ -24,13 +24,10 @@ from workflow_scripts.ipd.design.pairs import model_pairs, pair_models  # noqa: 
 from workflow_scripts.ipd.analysis.elicited_vs_played import elicited_condition  # noqa: E402
 from workflow_scripts.errors import ConfigError  # noqa: E402
 from workflow_scripts.ipd.query.prompts import kind_templates  # noqa: E402
-from workflow_scripts.llm import Runtime  # noqa: E402
-from workflow_scripts.llm.budget import Budget  # noqa: E402
-from workflow_scripts.llm.run_servers import mark_run, stop_run  # noqa: E402
+from workflow_scripts.llm import (  # noqa: E402
+    answer_entry, Budget, mark_run, probability_capable, Runtime, ServeSpec, stop_jobs_on_signals, stop_run,
+)
 from workflow_scripts.scripts.warm import start as start_warm  # noqa: E402
-from workflow_scripts.llm.watchdog import stop_jobs_on_signals  # noqa: E402
-from workflow_scripts.llm.spec import answer_entry, probability_capable  # noqa: E402
-from workflow_scripts.llm.serving.spec import ServeSpec  # noqa: E402
 from workflow_scripts.workflow.providers import (  # noqa: E402
     DRY_RUN_CONNECT_TIMEOUT_S, provider_problems, server_kind_hints, start_problems)
 from workflow_scripts.config.redaction import redact  # noqa: E402
@@ -80,7 +77,7 @@ for _hint in server_kind_hints(config, SELECTED_MODELS) if _DRY_RUN else []:
     logger.warning(redact(f"warning: {_hint}", config))
 
 
-RUN = {}  # a local run's mark: its query jobs share their embedded servers (workflow_scripts/llm/run_servers.py)
+RUN = {}  # a local run's mark: its query jobs share their embedded servers (workflow_scripts/llm/serving/run_servers.py)
 
 
 onstart:
@@ -200,7 +197,7 @@ def api_calls(models, conditions=1):
     """Provider calls one query job keeps in flight (resource api_calls, capped in the profiles): the sum of
     its models' max_concurrency per condition it asks (as many as one job per condition had); a model whose
     server the pipeline runs (embedded, served) counts 0. Snakemake lowers it to the cap, and the job keeps in
-    flight what it was granted (workflow_scripts/llm/limits.py, job_slots)."""
+    flight what it was granted (workflow_scripts/llm/providers/limits.py, job_slots)."""
     per_condition = sum(0 if is_embedded(m) else int(config["models"][m].get("max_concurrency", MODEL_DEFAULTS["max_concurrency"])) for m in dict.fromkeys(models))
     return per_condition * conditions
 

@@ -27,7 +27,7 @@ def embedded_runtime(tmp_path) -> Runtime:
 def prefix_reuse():
     """Servers started inside reuse all of the prompt prefix they share with the request before (the
     library's default; the pipeline's server keeps it up to a batch boundary only, so its answers are
-    a cold evaluation's: workflow_scripts.llm.chat_server.aligned_prefix_reuse).
+    a cold evaluation's: workflow_scripts.llm.serving.chat_server.aligned_prefix_reuse).
 
     For the tests that measure a sampling distribution from hundreds of draws of one prompt: reuse
     changes the logits only in their last bits (tests/test_embedded_reproducibility.py pins the
@@ -35,7 +35,7 @@ def prefix_reuse():
     pipeline's server evaluates up to 32 more tokens per draw (the rest of the last batch), minutes of
     CI over the 800-1,200 draws of these tests.
     """
-    import workflow_scripts.llm.embedded as embedded
+    import workflow_scripts.llm.serving.embedded as embedded
 
     before, embedded.REUSE_PREFIX = embedded.REUSE_PREFIX, "library"
     try:

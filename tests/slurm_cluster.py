@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workflow_scripts.llm.embedded import stop as stop_process
+from workflow_scripts.llm.serving.embedded import stop as stop_process
 
 PACKAGES = ("slurm-wlm", "munge")
 COMMANDS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol")

@@ -59,7 +59,7 @@ def calls(stats_file) -> int:
 
 def test_embedded_model_runs_the_dag_and_reruns_from_the_cache(workflow):
     """Tiny config: 5 scenarios x 3 samples, and the estimation check's 5 log-probability requests, all
-    answered by one server (the run's, workflow_scripts/llm/run_servers.py); then rm -rf results: zero
+    answered by one server (the run's, workflow_scripts/llm/serving/run_servers.py); then rm -rf results: zero
     calls and no server start."""
     flow = workflow({
         "embedded": {"model_dir": MODEL_DIR},

@@ -1,6 +1,6 @@
 """The log-probability method on the real embedded model: for every memory-1 scenario of seed
 001 (SI §4.1, standard payoffs, no framing), P(L) derived from one request's log-probabilities
-(workflow_scripts/llm/logprobs.py: the grammar-constrained distribution p(L)^(1/T) / (p(L)^(1/T) +
+(workflow_scripts/llm/estimation/logprobs.py: the grammar-constrained distribution p(L)^(1/T) / (p(L)^(1/T) +
 p(R)^(1/T))) lies inside the 95% Wilson interval of 200 answers sampled through the pipeline's layer
 (grammar, neutral samplers, derived seeds). The tempering is checked at T = 0.5 on the round-one
 scenario, and T = 0 (greedy) against the greedy answer. With a correct derivation each interval misses

@@ -3,7 +3,7 @@
 llama-cpp-python reuses the KV cache of the prefix a prompt shares with the previous one, which
 changes the logits' last bits, so a seeded answer depended on the server's history and a cold rerun
 of the collective-risk games differed from round 3 on. The server now keeps a shared prefix only up
-to a batch boundary (workflow_scripts.llm.chat_server.aligned_prefix_reuse: 32 tokens, so the
+to a batch boundary (workflow_scripts.llm.serving.chat_server.aligned_prefix_reuse: 32 tokens, so the
 prompts below share several whole batches). The log-probabilities returned at the answer position are
 the sensitive witness: with the library's prefix reuse they differ in their last digits after
 another history; with batch-aligned reuse they are equal to the last bit, and so are the sampled
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.embedded_helpers import MODEL_DIR
-from workflow_scripts.llm.embedded import embedded_server, gguf_path
+from workflow_scripts.llm.serving.embedded import embedded_server, gguf_path
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]

@@ -25,8 +25,8 @@ from scipy.stats import binomtest
 from tests.conftest import REPO
 from tests.embedded_helpers import prefix_reuse
 from workflow_scripts.ipd.query.prompts import StagePayoffs, messages, user_prompt
-from workflow_scripts.llm.parsing import conforms
-from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
+from workflow_scripts.llm.reading.parsing import conforms
+from workflow_scripts.llm.serving.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP
 from workflow_scripts.llm.spec import ModelSpec, derived_seed
 
 pytest.importorskip("llama_cpp", reason="embedded model needs the `local` extra (make setup)")
@@ -54,7 +54,7 @@ MIN_P_PROMPT = [{"role": "user", "content": "R R R R!"}]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from workflow_scripts.llm.embedded import embedded_server, gguf_path
+    from workflow_scripts.llm.serving.embedded import embedded_server, gguf_path
 
     model = gguf_path("gemma3-270m-q4-k-m", REPO / "models")  # the file `make run` assembles; git-ignored
     with prefix_reuse(), embedded_server(model, tmp_path_factory.mktemp("logs") / "server.log") as served:
@@ -162,7 +162,7 @@ def test_the_server_formats_conversations_with_the_gemma_template(server):
 
     from llama_cpp.llama_chat_format import format_llama2
 
-    from workflow_scripts.llm.chat_templates import formatter
+    from workflow_scripts.llm.serving.chat_templates import formatter
 
     def post(path, body):
         request = urllib.request.Request(server.removesuffix("/v1") + path, data=json.dumps(body).encode(),

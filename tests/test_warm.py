@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import psutil
 import pytest
 
-from workflow_scripts.llm.watchdog import RUN_ENV
+from workflow_scripts.llm.serving.watchdog import RUN_ENV
 from workflow_scripts.scripts import warm
 
 REPO = Path(__file__).resolve().parents[1]

@@ -143,7 +143,7 @@ def test_a_key_in_an_api_base_is_withheld_from_the_unreachable_warning():
 
 def test_a_key_echoed_by_a_provider_is_withheld_from_its_error(monkeypatch):
     """A provider that quotes some key in its error text (its own or another): neither reaches the message."""
-    from workflow_scripts.llm.provider import LiteLLMModel
+    from workflow_scripts.llm.providers.provider import LiteLLMModel
     from workflow_scripts.llm.spec import ModelSpec
 
     own, other = KEY_MAKERS["openai"](), KEY_MAKERS["anthropic"]()

@@ -96,7 +96,7 @@ def test_a_seat_still_unreadable_marks_the_game_incomplete_never_zero():
 
 
 def test_crg_sentence_answers_count_as_lenient():
-    """'I will put 2 units into the pool.' is read as 2 (method lenient, workflow_scripts.llm.parsing rule 6)."""
+    """'I will put 2 units into the pool.' is read as 2 (method lenient, workflow_scripts.llm.reading.parsing rule 6)."""
     records = play(job(games=1), {"m": FakeClient("text:I will put 2 units into the pool.")})
     assert records[0].outcome.pool == 120
     decisions = tables(records)["decisions"].to_pylist()

@@ -139,7 +139,7 @@ def test_plan_calls_by_method():
     experiment (10 framings x 5 scenarios): a logprobs model asks 50 questions, at most 50 x (1 + 50 x 3)
     requests should every one fall back; an n = 8 model 2500 questions in at most 50 x (7 + 50 x 2) calls
     (first answers 8 per call, re-asks one by one); a sampling model 2500 questions, 7500 requests."""
-    from workflow_scripts.llm.estimation import Method
+    from workflow_scripts.llm.estimation.estimate import Method
     from workflow_scripts.tools.plan import call_plan, merged_config
     from workflow_scripts.config.schema import validated
     from tests.conftest import REPO
@@ -164,7 +164,7 @@ def test_a_jobs_requests_reach_the_model_in_prefix_order():
     from workflow_scripts.ipd.design.conditions import Condition
     from workflow_scripts.ipd.query.elicit import elicit, probes
     from workflow_scripts.ipd.query.prompts import templates
-    from workflow_scripts.llm.limits import Bounded
+    from workflow_scripts.llm.providers.limits import Bounded
     from workflow_scripts.llm.ordering import conversation_key
 
     condition = Condition("original", "none", "memory1", "none", "", (3, 0, 5, 1), "Your interaction is over several rounds.", 3)

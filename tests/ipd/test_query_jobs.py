@@ -11,7 +11,7 @@ from workflow_scripts.ipd.query.elicit import ElicitationJob
 from workflow_scripts.ipd.query.play import PlayJob
 from workflow_scripts.ipd.query.prompts import templates
 from workflow_scripts.llm.base import Completion
-from workflow_scripts.llm.limits import Bounded
+from workflow_scripts.llm.providers.limits import Bounded
 from workflow_scripts.llm.ordering import conversation_key
 from workflow_scripts.llm.spec import ModelSpec
 

@@ -15,9 +15,9 @@ import pytest
 from tests.batch_stub import BatchStubServer
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm import Runtime, ask_choice
-from workflow_scripts.llm import batch as batch_module
+from workflow_scripts.llm.batch import asking as batch_module
 from workflow_scripts.llm.base import Request
-from workflow_scripts.llm.cache import ResponseCache
+from workflow_scripts.llm.cache.store import ResponseCache
 from workflow_scripts.llm.session import run_with_models
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate

@@ -1,5 +1,5 @@
 """Batch mode at the wire: litellm's real files and batches code with its HTTP transport mocked (respx),
-for every provider whose batch API litellm reaches (workflow_scripts/llm/batch_reach.py).
+for every provider whose batch API litellm reaches (workflow_scripts/llm/batch/reach.py).
 
 For each provider the test checks what litellm sends (URL, method, body of the upload, the batch
 creation, the retrieval, the output and error downloads) and answers with the shapes of that
@@ -38,8 +38,8 @@ import pytest
 import respx
 
 from workflow_scripts.llm.base import Request
-from workflow_scripts.llm.batch import BatchReport, Submission
-from workflow_scripts.llm.cache import ResponseCache
+from workflow_scripts.llm.batch.asking import BatchReport, Submission
+from workflow_scripts.llm.cache.store import ResponseCache
 from workflow_scripts.llm.spec import ModelSpec
 
 KEY = "wire-test-key-0"

@@ -11,7 +11,7 @@ import pytest
 from tests.stub_server import StubServer
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm import JobIncomplete, Request, Runtime, open_models
-from workflow_scripts.llm.budget import Budget, SpendLedger, Spending
+from workflow_scripts.llm.spend.budget import Budget, SpendLedger, Spending
 
 PROMPT = "You chose L and the other agent chose L. Do you choose L or R?"
 MESSAGES = [{"role": "user", "content": PROMPT}]

@@ -1,5 +1,5 @@
 """The embedded server's launcher: log-probabilities computed for the rows a completion reads only
-(workflow_scripts/llm/chat_server.py, ``logprobs_by_row``), with the library's own values."""
+(workflow_scripts/llm/serving/chat_server.py, ``logprobs_by_row``), with the library's own values."""
 
 import types
 
@@ -8,7 +8,7 @@ import pytest
 
 llama_cpp = pytest.importorskip("llama_cpp", reason="the embedded server needs the `local` extra (make setup)")
 
-from workflow_scripts.llm import chat_server  # noqa: E402
+from workflow_scripts.llm.serving import chat_server  # noqa: E402
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def test_the_rows_that_are_read_are_the_librarys_on_the_embedded_model(monkeypat
     the same text with the same top log-probabilities; the patched eval leaves the rows of the other
     prompt positions unwritten (zero on a fresh model)."""
     from tests.embedded_helpers import MODEL_DIR
-    from workflow_scripts.llm.embedded import gguf_path
+    from workflow_scripts.llm.serving.embedded import gguf_path
 
     llm = llama_cpp.Llama(str(gguf_path("gemma3-270m-q4-k-m", MODEL_DIR)), n_ctx=512, n_batch=128, logits_all=True,
                           n_threads=2, seed=1, verbose=False)
@@ -117,7 +117,7 @@ def aligned_model(monkeypatch):
     (``last_rows_only``, ``aligned_prefix_reuse``; restored after the test), and a list that
     records the size of every batch the last model made decodes."""
     from tests.embedded_helpers import MODEL_DIR
-    from workflow_scripts.llm.embedded import gguf_path
+    from workflow_scripts.llm.serving.embedded import gguf_path
 
     monkeypatch.setattr(llama_cpp.Llama, "eval", llama_cpp.Llama.eval)
     monkeypatch.setattr(llama_cpp.Llama, "generate", llama_cpp.Llama.generate)

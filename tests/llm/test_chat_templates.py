@@ -8,8 +8,8 @@ import pytest
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.base import Request
-from workflow_scripts.llm.chat_templates import FORMAT_PREFIX, register, template_identity
-from workflow_scripts.llm.embedded import _server_command
+from workflow_scripts.llm.serving.chat_templates import FORMAT_PREFIX, register, template_identity
+from workflow_scripts.llm.serving.embedded import _server_command
 from workflow_scripts.llm.spec import ModelSpec, answer_entry
 
 EMBEDDED = {"enabled": True, "litellm_model": "openai/gemma-3-270m-q4_k_m", "embedded": "gemma3-270m-q4-k-m",
@@ -34,7 +34,7 @@ def test_the_gemma3_template_renders_gemma_turns_with_the_system_message_in_the_
     name = register("gemma3")
     handler = llama_chat_format.get_chat_completion_handler(name)
     assert name == FORMAT_PREFIX + "gemma3" and handler is not None
-    from workflow_scripts.llm.chat_templates import formatter
+    from workflow_scripts.llm.serving.chat_templates import formatter
 
     response = formatter("gemma3")(messages=CONVERSATION)
     assert response.prompt == expected and response.stop == ["<end_of_turn>"] and response.added_special
@@ -46,7 +46,7 @@ def test_the_gemma3_template_renders_gemma_turns_with_the_system_message_in_the_
 
 def test_the_server_is_started_with_the_template():
     command = _server_command(Path("m.gguf"), 8000, 2048, 2, "gemma3")
-    assert command[:5] == [sys.executable, "-m", "workflow_scripts.llm.chat_server", "--chat_template", "gemma3"]
+    assert command[:5] == [sys.executable, "-m", "workflow_scripts.llm.serving.chat_server", "--chat_template", "gemma3"]
     assert "--model" in command and "llama_cpp.server" not in command
 
 
@@ -64,7 +64,7 @@ def test_the_launcher_names_a_chat_format_only_for_the_pipelines_own_templates(t
 
     code = ("import json, sys, llama_cpp.server.__main__ as entry\n"
             "entry.main = lambda: print(json.dumps(sys.argv))\n"
-            "from workflow_scripts.llm.chat_server import main\n"
+            "from workflow_scripts.llm.serving.chat_server import main\n"
             f"main({[*template, '--model', 'm.gguf', '--library']!r})")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2]).stdout

@@ -1,4 +1,4 @@
-"""Conformance of raw answers to the constraint they were asked under (workflow_scripts.llm.parsing.conforms).
+"""Conformance of raw answers to the constraint they were asked under (workflow_scripts.llm.reading.parsing.conforms).
 
 Constraints are built by the real ``ModelSpec.response_constraint`` so the check reads exactly what
 is sent. Expected verdicts by hand: a GBNF grammar of quoted alternatives admits exactly those
@@ -8,7 +8,7 @@ strings (llama.cpp grammars/README.md); a JSON schema admits JSON values valid u
 
 import pytest
 
-from workflow_scripts.llm.parsing import conforms, grammar_literals, parse_answer
+from workflow_scripts.llm.reading.parsing import conforms, grammar_literals, parse_answer
 from workflow_scripts.llm.spec import ModelSpec
 
 LR = ("L", "R")

@@ -145,7 +145,7 @@ def test_a_provider_that_drops_n_still_answers_every_replicate(tmp_path, stub):
 # --- a failed log-probability request is reported, never sampled instead ---
 
 def test_a_failed_log_probability_request_stays_failed_and_is_not_sampled(tmp_path, stub):
-    """estimation.py: 'a request that got no answer at all (a provider failure) does not fall back: it
+    """estimation/estimate.py: 'a request that got no answer at all (a provider failure) does not fall back: it
     stays failed, and a rerun asks it again'; README (faults): 'recorded as failed ... the job ends with
     one line: model, how many failed'. Every call fails (stub fault fail=1, a transient HTTP error; num_retries 0):
     one request is made, the probe; the estimate is that failed probe alone (method logprobs, no

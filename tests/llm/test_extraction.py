@@ -16,12 +16,12 @@ import pytest
 from tests.llm.fakes import ScriptedModel
 from tests.llm.test_real_answers import corpus
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.accounting import Accounted, JobStats
+from workflow_scripts.llm.spend.accounting import Accounted, JobStats
 from workflow_scripts.llm import Completion, Runtime, answer_record, ask_choice, open_models, records
 from workflow_scripts.llm.extraction import (
     EXTRACTION_PROMPT, Extracting, Extractor, extraction_messages, extraction_setting, extraction_template,
     read_extraction, with_extracted_answers)
-from workflow_scripts.llm.parsing import INVALID, parse_answer
+from workflow_scripts.llm.reading.parsing import INVALID, parse_answer
 from workflow_scripts.llm.spec import answer_entry
 from workflow_scripts.llm.templates import PromptTemplate
 from workflow_scripts.players.extractor import answer as scripted_extraction, prompt_parts

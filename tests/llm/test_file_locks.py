@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from workflow_scripts.llm import file_locks
-from workflow_scripts.llm.budget import SpendLedger
-from workflow_scripts.llm.cache import ResponseCache
+from workflow_scripts.llm.cache import file_locks
+from workflow_scripts.llm.spend.budget import SpendLedger
+from workflow_scripts.llm.cache.store import ResponseCache
 
 KEY = "ab" + "0" * 62
 

@@ -1,4 +1,4 @@
-"""The answer-grammar pre-filter of the embedded server (workflow_scripts/llm/grammar_filter.py): which
+"""The answer-grammar pre-filter of the embedded server (workflow_scripts/llm/serving/grammar_filter.py): which
 tokens it keeps (by hand), how it compacts llama.cpp's candidate array, and, on the real model, that
 every answer is the one llama.cpp's grammar sampler gives over the whole vocabulary."""
 
@@ -9,8 +9,8 @@ import pytest
 
 llama_cpp = pytest.importorskip("llama_cpp", reason="the embedded server needs the `local` extra (make setup)")
 
-from workflow_scripts.llm import grammar_filter  # noqa: E402
-from workflow_scripts.llm.grammar_filter import TokenBytes, compact, literal_bytes  # noqa: E402
+from workflow_scripts.llm.serving import grammar_filter  # noqa: E402
+from workflow_scripts.llm.serving.grammar_filter import TokenBytes, compact, literal_bytes  # noqa: E402
 
 
 @pytest.mark.parametrize("grammar, expected", [
@@ -86,7 +86,7 @@ def test_answers_are_those_of_the_grammar_over_the_whole_vocabulary(monkeypatch)
     from llama_cpp import _internals
 
     from tests.embedded_helpers import MODEL_DIR
-    from workflow_scripts.llm.embedded import gguf_path
+    from workflow_scripts.llm.serving.embedded import gguf_path
 
     llm = llama_cpp.Llama(str(gguf_path("gemma3-270m-q4-k-m", MODEL_DIR)), n_ctx=512, n_batch=32, n_ubatch=32,
                           n_threads=2, verbose=False)

@@ -3,7 +3,7 @@
 import asyncio
 
 from tests.llm.fakes import ScriptedModel
-from workflow_scripts.llm.accounting import Accounted, GroupStats, JobStats
+from workflow_scripts.llm.spend.accounting import Accounted, GroupStats, JobStats
 from workflow_scripts.llm.base import Request
 
 MESSAGES = [{"role": "user", "content": "L or R?"}]

@@ -18,7 +18,7 @@ from workflow_scripts.crg.query.job import run_job
 from workflow_scripts.crg.query.rows import tables
 from workflow_scripts.llm import JobIncomplete, ReplayIncomplete, Request, Runtime
 from workflow_scripts.llm.base import Completion
-from workflow_scripts.llm.budget import Budget
+from workflow_scripts.llm.spend.budget import Budget
 from workflow_scripts.llm.grouping import (CHECK_EVERY, CHECKS, DRAWS, MIN_CHECKED, N_SAMPLES, PROBE_REPLICATE, SEPARATE,
                                            CheckState, calls_of, drawn, group_key, grouping_mode,
                                            identical_choice_fault)

@@ -7,7 +7,7 @@ import pytest
 
 from tests.embedded_helpers import embedded_entry
 from workflow_scripts.llm import Runtime, open_models
-from workflow_scripts.llm.limits import Bounded, job_slots
+from workflow_scripts.llm.providers.limits import Bounded, job_slots
 from workflow_scripts.llm.session import condition_slots
 
 HOSTED = {"litellm_model": "ipdscripted/TFT", "max_concurrency": 4}

@@ -1,4 +1,4 @@
-"""litellm's answers kept on disk per release (workflow_scripts/llm/litellm_facts.py): asked once, asked
+"""litellm's answers kept on disk per release (workflow_scripts/llm/providers/litellm_facts.py): asked once, asked
 again under another release or price-map source, never an error where the disk cannot be written, and
 a process with them stored checks a hosted model as before without importing litellm."""
 
@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 from tests.conftest import REPO
-from workflow_scripts.llm import litellm_facts
-from workflow_scripts.llm.litellm_facts import remembered
+from workflow_scripts.llm.providers import litellm_facts
+from workflow_scripts.llm.providers.litellm_facts import remembered
 
 
 def counting(answer):
@@ -63,7 +63,7 @@ def test_a_directory_that_cannot_be_written_or_a_damaged_file_only_costs_the_que
 
 CHECK = """
 import json, sys
-from workflow_scripts.llm.pricing import token_prices
+from workflow_scripts.llm.providers.pricing import token_prices
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.workflow.providers import hosted_model_problems
 config = {"models": {"flash": {"litellm_model": "gemini/gemini-3.5-flash-lite", "decoding": {"temperature": 1.0}}},

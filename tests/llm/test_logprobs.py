@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from workflow_scripts.llm.logprobs import answer_of, answer_position, choice_probabilities, tempered
+from workflow_scripts.llm.estimation.logprobs import answer_of, answer_position, choice_probabilities, tempered
 
 LR = ("L", "R")
 

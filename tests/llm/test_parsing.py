@@ -1,4 +1,4 @@
-"""The one answer parser: each kind of answer with the label it must get (rules in workflow_scripts/llm/parsing.py).
+"""The one answer parser: each kind of answer with the label it must get (rules in workflow_scripts/llm/reading/parsing.py).
 
 Expected values are read off by hand from the documented rules. The table of answer kinds is
 answer_cases.yaml beside this file (answers as models write them, and the cases of the earlier
@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.llm.test_reading_rules import EXAMPLES as RULE_EXAMPLES
-from workflow_scripts.llm.parsing import (
+from workflow_scripts.llm.reading.parsing import (
     METHODS,
     NEGATION_CUES,
     REFUSAL_PHRASES,

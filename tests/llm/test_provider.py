@@ -9,7 +9,7 @@ import litellm
 import pytest
 
 from workflow_scripts.llm.base import PermanentQueryError, Request
-from workflow_scripts.llm.provider import LiteLLMModel
+from workflow_scripts.llm.providers.provider import LiteLLMModel
 from workflow_scripts.llm.spec import ModelSpec
 
 REQUEST = Request([{"role": "user", "content": "L or R?"}], 0, ("L", "R"), "q")

@@ -23,8 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from workflow_scripts.llm.base import ChoiceCountError, PermanentQueryError, Request
-from workflow_scripts.llm.pricing import usage_cost
-from workflow_scripts.llm.provider import LiteLLMModel
+from workflow_scripts.llm.providers.pricing import usage_cost
+from workflow_scripts.llm.providers.provider import LiteLLMModel
 from workflow_scripts.llm.spec import ModelSpec
 
 REQUEST = Request([{"role": "user", "content": "The other agent chose L. L or R?"}], 0, ("L", "R"), "q")

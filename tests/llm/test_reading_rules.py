@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from workflow_scripts.llm.parsing import VALID, parse_answer
+from workflow_scripts.llm.reading.parsing import VALID, parse_answer
 from workflow_scripts.llm.reading import cues
 
 LR = ("L", "R")

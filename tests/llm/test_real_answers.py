@@ -15,7 +15,7 @@ import functools
 import json
 from pathlib import Path
 
-from workflow_scripts.llm.parsing import VALID, parse_answer
+from workflow_scripts.llm.reading.parsing import VALID, parse_answer
 
 CORPUS = Path(__file__).parent / "data" / "real_answers"
 

@@ -21,8 +21,8 @@ import pytest
 from tests.stub_server import StubServer
 from workflow_scripts.config.schema import model_entry
 from workflow_scripts.llm.base import PermanentQueryError, Request
-from workflow_scripts.llm.provider import LiteLLMModel
-from workflow_scripts.llm.provider_errors import retry_after
+from workflow_scripts.llm.providers.provider import LiteLLMModel
+from workflow_scripts.llm.providers.provider_errors import retry_after
 from workflow_scripts.llm.spec import ModelSpec
 
 TRANSIENT = {"429", "500", "503", "timeout"}

@@ -1,4 +1,4 @@
-"""A local run's embedded servers (workflow_scripts/llm/run_servers.py): started by the first job that
+"""A local run's embedded servers (workflow_scripts/llm/serving/run_servers.py): started by the first job that
 needs one, used by the later jobs of that run, never outside a run of this host, stopped with it."""
 
 import http.server
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from workflow_scripts.llm import embedded, run_servers
-from workflow_scripts.llm.embedded import EmbeddedModelError, Served
+from workflow_scripts.llm.serving import embedded, run_servers
+from workflow_scripts.llm.serving.embedded import EmbeddedModelError, Served
 
 
 class Health(http.server.BaseHTTPRequestHandler):
@@ -134,7 +134,7 @@ def test_a_run_server_that_has_ended_is_reported_with_its_log(tmp_path):
 def test_the_server_exits_when_the_run_it_serves_ends():
     """chat_server's --exit_with watcher, in a process of its own watching a `sleep 1`."""
     watched = subprocess.Popen(["sleep", "1"])
-    code = ("import time; from workflow_scripts.llm.chat_server import exit_with; "
+    code = ("import time; from workflow_scripts.llm.serving.chat_server import exit_with; "
             f"exit_with({watched.pid}, 0.05, idle=0.1); time.sleep(30); raise SystemExit(3)")
     started = time.monotonic()
     server = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=25)
@@ -147,7 +147,7 @@ def test_the_server_answers_the_request_in_progress_before_it_exits():
     """The watched process ends 0.3 s in, while a request (tracked by chat_server.Activity) runs until
     1.5 s: the server exits only after that request has ended and 0.2 s have passed with none."""
     watched = subprocess.Popen(["sleep", "0.3"])
-    code = ("import sys, threading, time; from workflow_scripts.llm import chat_server as c; a = c.Activity()\n"
+    code = ("import sys, threading, time; from workflow_scripts.llm.serving import chat_server as c; a = c.Activity()\n"
             "def request():\n    time.sleep(1.5); print('request done', file=sys.stderr, flush=True)\n"
             "threading.Thread(target=a.track(request)).start(); time.sleep(0.1)\n"
             f"c.exit_with({watched.pid}, 0.05, idle=0.2, activity=a); time.sleep(30); raise SystemExit(3)")

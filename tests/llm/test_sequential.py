@@ -15,7 +15,7 @@ from tests.llm.test_estimation import LR, NOTE, QUESTION, entry, stub  # noqa: F
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.ipd.design.conditions import experiment_conditions, sequential_of
 from workflow_scripts.llm import Runtime, estimate_choice, open_models
-from workflow_scripts.llm.sequential import Sequential, ask_sequential, expected_calls, settled
+from workflow_scripts.llm.estimation.sequential import Sequential, ask_sequential, expected_calls, settled
 
 
 @pytest.mark.parametrize("k, n, confidence, expected", [

@@ -17,7 +17,7 @@ import pytest
 
 from tests.stub_server import StubServer
 from workflow_scripts.llm.base import Request
-from workflow_scripts.llm.provider import LiteLLMModel
+from workflow_scripts.llm.providers.provider import LiteLLMModel
 from workflow_scripts.llm.spec import ModelSpec
 
 NEUTRAL = {"top_k": 0, "top_p": 1.0, "min_p": 0.0, "repeat_penalty": 1.0, "presence_penalty": 0.0,
@@ -64,7 +64,7 @@ def test_the_config_overrides_a_neutral_sampler(tmp_path):
 def test_the_embedded_model_and_a_llama_cpp_server_follow_one_rule(monkeypatch):
     """The sampler fields of the embedded model's requests equal those of a ``server: llama.cpp``
     model with the same decoding (the GGUF identity is stubbed: no weights are needed)."""
-    import workflow_scripts.llm.embedded as embedded
+    import workflow_scripts.llm.serving.embedded as embedded
 
     monkeypatch.setattr(embedded, "expected_sha256", lambda name: "0" * 64)
     samplers = set(NEUTRAL) | {"temperature"}

@@ -6,7 +6,7 @@ import collections
 import json
 from pathlib import Path
 
-from workflow_scripts.llm.parsing import VALID, parse_answer
+from workflow_scripts.llm.reading.parsing import VALID, parse_answer
 
 ANSWERS = Path(__file__).parent / "data" / "smollm2" / "answers.jsonl"
 

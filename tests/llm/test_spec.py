@@ -3,7 +3,7 @@
 import pytest
 
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.keys import request_key
+from workflow_scripts.llm.cache.keys import request_key
 from workflow_scripts.llm.spec import ModelSpec, derived_seed
 
 MESSAGES = [{"role": "system", "content": "Follow specified goals"}, {"role": "user", "content": "Do you choose L or R?"}]
@@ -109,7 +109,7 @@ def test_other_providers_get_no_llama_cpp_samplers():
 
 
 def test_embedded_identity_is_the_gguf_hash_known_before_the_file_exists_and_the_servers_batch_size(monkeypatch):
-    import workflow_scripts.llm.embedded as embedded
+    import workflow_scripts.llm.serving.embedded as embedded
 
     sha, evaluation = ModelSpec.from_config("m", EMBEDDED).served_by.split(";")
     assert sha.startswith("gguf-sha256:") and len(sha) == len("gguf-sha256:") + 64 and evaluation == "n_batch=32"

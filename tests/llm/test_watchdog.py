@@ -16,13 +16,13 @@ import pytest
 
 from tests.conftest import REPO
 from workflow_scripts.llm.base import Request
-from workflow_scripts.llm.provider import LiteLLMModel
+from workflow_scripts.llm.providers.provider import LiteLLMModel
 from workflow_scripts.llm.spec import ModelSpec
-from workflow_scripts.llm.watchdog import ParentWatch, stop_jobs_on_signals
+from workflow_scripts.llm.serving.watchdog import ParentWatch, stop_jobs_on_signals
 
 CHILD = textwrap.dedent("""
     import pathlib, sys, time
-    from workflow_scripts.llm.watchdog import ParentWatch
+    from workflow_scripts.llm.serving.watchdog import ParentWatch
     out = pathlib.Path(sys.argv[1])
     watch = ParentWatch.of_this_job(interval=0.1)
     out.with_suffix(".started").write_text(str(watch.process.pid) if watch else "none")
@@ -66,7 +66,7 @@ def test_a_job_notices_that_its_snakemake_process_died(tmp_path, shell):
 
 
 def test_no_snakemake_no_watch():
-    from workflow_scripts.llm.watchdog import ParentWatch
+    from workflow_scripts.llm.serving.watchdog import ParentWatch
 
     assert ParentWatch.of_this_job() is None  # pytest is not run by Snakemake
 

@@ -15,7 +15,7 @@ a value, :func:`scrub` to a text; every error or print path that may carry a con
 provider's message goes through :func:`redact` (config secrets, then :func:`scrub`): the Snakemake
 checks (rules/common.smk), the plan command (workflow_scripts.tools.plan), the config-file reader
 (workflow_scripts.config.files), the start-up checks (workflow_scripts.workflow.providers) and the
-provider's error texts (workflow_scripts.llm.provider).
+provider's error texts (workflow_scripts.llm.providers.provider).
 """
 
 from __future__ import annotations

@@ -6,14 +6,14 @@ litellm's tables say they take it:
 - **log-probabilities refused**: a deployment that takes no ``logprobs`` at all (some Azure
   deployments). The request is asked again without ``logprobs`` / ``top_logprobs``: its answer is a
   sampled answer, and the question falls back to sampling
-  (:func:`workflow_scripts.llm.estimation.estimate_choice`), the reason recorded;
+  (:func:`workflow_scripts.llm.estimation.estimate.estimate_choice`), the reason recorded;
 - **top_logprobs capped**: a provider that takes fewer top log-probabilities than asked (OpenAI 20,
   some Azure deployments 5, a vLLM server its ``--max-logprobs``) and says how many
   (:func:`stated_cap`: "Expected a value <= 5", "must be between 0 and 5", "at most 5", vLLM's
   "Requested sample logprobs of 50, which is greater than max allowed: 20", ...): the number bound
   to the cap's wording, never another number of the message (the one asked). The request is asked again with that many: where they still
   suffice (every answer among them, little mass outside) the probabilities are exact, else the
-  question falls back to sampling as for any short list (:mod:`workflow_scripts.llm.logprobs`);
+  question falls back to sampling as for any short list (:mod:`workflow_scripts.llm.estimation.logprobs`);
 - **seed rejected** (Together rejects ``seed`` with ``n`` > 1, together-py #214): the call is made
   again without the seed, its answers recorded as seedless. Where the provider table knows it
   (:data:`workflow_scripts.llm.spec.SEED_WITH_N_REJECTED`) no seed is sent in the first place.
@@ -160,7 +160,7 @@ class Learned:
 
 def variants(params: dict) -> list[Adaptation]:
     """The adaptations a request sent with ``params`` may have been answered under, most likely first
-    (for the cache lookup of :class:`workflow_scripts.llm.cache.Cached`)."""
+    (for the cache lookup of :class:`workflow_scripts.llm.cache.store.Cached`)."""
     seeds = [False, True] if params.get("seed") is not None else [False]
     asked_top = int(params.get("top_logprobs") or 0) if params.get("logprobs") else 0
     logprobs = [(False, None)] + ([(True, None)] + [(False, cap) for cap in range(asked_top - 1, 0, -1)]

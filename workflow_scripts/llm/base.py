@@ -3,7 +3,7 @@
 A :class:`LanguageModel` turns one :class:`Request` (messages, replicate index, allowed
 answers) into one :class:`Completion`, and several replicates of one question into one completion
 each (``complete_batch``: one provider call with ``n`` samples where the provider returns several,
-``capabilities.n``). The provider (:mod:`workflow_scripts.llm.provider`) is
+``capabilities.n``). The provider (:mod:`workflow_scripts.llm.providers.provider`) is
 one; cache, replay, concurrency bound and accounting are wrappers with the same interface that
 stack around it (in the manner of Concordia's language-model wrappers), assembled by
 :func:`workflow_scripts.llm.session.open_models`. No experiment knows which provider it talks to.

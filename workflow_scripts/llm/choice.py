@@ -15,7 +15,7 @@ unless the last attempt is valid.
 Replicates of one question (:func:`ask_choices`) are asked in as few calls as the provider's ``n``
 allows (``capabilities.n``), each still its own cache entry; their re-asks go one by one. Where the
 model's questions ask for log-probabilities (``estimation: logprobs | auto``), the answer carries the
-choice probabilities of its deciding attempt (:mod:`workflow_scripts.llm.logprobs`) beside the move.
+choice probabilities of its deciding attempt (:mod:`workflow_scripts.llm.estimation.logprobs`) beside the move.
 Where the job has a second reader (``answer_extraction``, :mod:`workflow_scripts.llm.extraction`), a
 question whose last answer is still ``invalid`` once the re-asks are spent is shown to it once; what it
 says is kept beside the answer (:attr:`Answer.extraction`), never as the answer's value or status.
@@ -30,8 +30,8 @@ from typing import Sequence
 from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, LanguageModel, Request
 from workflow_scripts.llm.extraction import Extraction, extract, extractor_of
-from workflow_scripts.llm.logprobs import ChoiceProbabilities, choice_probabilities
-from workflow_scripts.llm.parsing import FAILED, INVALID, VALID, ParsedAnswer, conforms, parse_answer, question_text
+from workflow_scripts.llm.estimation.logprobs import ChoiceProbabilities, choice_probabilities
+from workflow_scripts.llm.reading.parsing import FAILED, INVALID, VALID, ParsedAnswer, conforms, parse_answer, question_text
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate
 

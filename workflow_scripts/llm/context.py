@@ -8,13 +8,13 @@ counts its tokens plus the answer's ``max_tokens`` against the model's context:
 
 - the embedded model: its server's own tokenizer (``POST /extras/tokenize/count``) against
   ``embedded.n_ctx``; a per-message allowance covers the chat template's tokens;
-- API models: :func:`workflow_scripts.llm.tokens.prompt_tokens` (litellm's tokenizer, no download)
+- API models: :func:`workflow_scripts.llm.providers.tokens.prompt_tokens` (litellm's tokenizer, no download)
   against ``max_input_tokens`` of litellm's model information (no check where litellm does not
   know the model).
 
 A conversation that cannot fit is refused with :class:`~workflow_scripts.errors.ConfigError`
 before anything is asked. Should a prompt still be too long, the provider's own rejection makes
-that question ``failed`` (:mod:`workflow_scripts.llm.provider`) and its game incomplete.
+that question ``failed`` (:mod:`workflow_scripts.llm.providers.provider`) and its game incomplete.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Sequence
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request
-from workflow_scripts.llm.litellm_facts import model_info
-from workflow_scripts.llm.tokens import TEMPLATE_TOKENS_PER_MESSAGE
+from workflow_scripts.llm.providers.litellm_facts import model_info
+from workflow_scripts.llm.providers.tokens import TEMPLATE_TOKENS_PER_MESSAGE
 
 
 

@@ -1,7 +1,7 @@
 """An optional second reader: a configured model asked which option an unreadable answer chose.
 
 For researchers whose models explain at length. With ``answer_extraction: <model>`` in the config
-(off by default), a question whose last answer the reader (:func:`workflow_scripts.llm.parsing.parse_answer`)
+(off by default), a question whose last answer the reader (:func:`workflow_scripts.llm.reading.parsing.parse_answer`)
 still leaves ``invalid`` after the re-ask budget (:mod:`workflow_scripts.llm.choice`) is shown to that
 model with one fixed prompt (:data:`EXTRACTION_PROMPT`: the options the question offered and the
 unreadable answer, verbatim), which asks for only the option, or ``NONE``. Empty, truncated, refused
@@ -114,7 +114,7 @@ class Extracting:
 
 def extractor_of(model: LanguageModel) -> Extractor | None:
     """The extractor of a job's model, or None when extraction is off. Wrappers a job adds around its
-    models (a condition's :class:`~workflow_scripts.llm.accounting.Accounted` counts) keep what they wrap
+    models (a condition's :class:`~workflow_scripts.llm.spend.accounting.Accounted` counts) keep what they wrap
     in ``inner``: the chain is followed down to the :class:`Extracting` of the session, if any."""
     while model is not None:
         if isinstance(model, Extracting):

@@ -7,7 +7,7 @@ by their request identity: everything the cache key holds but the replicate (and
 from it). Two seats that see the same history and have the same seat line are asked the same
 question; their answers are independent draws from one distribution over the answers, so a group
 of k such requests needs one call, not k. The requests missing from the cache are answered here,
-under the cache (:class:`~workflow_scripts.llm.cache.Cached`), in the model's mode
+under the cache (:class:`~workflow_scripts.llm.cache.store.Cached`), in the model's mode
 (:func:`grouping_mode`):
 
 - ``n`` (``capabilities.n`` > 1): one call asks ``n`` = the group's missing replicates (groups larger
@@ -23,7 +23,7 @@ under the cache (:class:`~workflow_scripts.llm.cache.Cached`), in the model's mo
   llama.cpp grammar whose answers are single tokens, the temperature stated, every other sampler
   neutral: :meth:`~workflow_scripts.llm.spec.ModelSpec.logprobs_obstacle`), one request with
   log-probabilities (replicate :data:`PROBE_REPLICATE`, so every group that asks this question shares
-  it, and a rerun finds it) gives P(answer) (:mod:`workflow_scripts.llm.logprobs`). Each missing
+  it, and a rerun finds it) gives P(answer) (:mod:`workflow_scripts.llm.estimation.logprobs`). Each missing
   replicate's answer is drawn here, as the sampler would draw it: ``u = random.Random(seed).random()``
   with the seed its own request sends, and the first answer, in the order of the options, whose
   cumulative probability exceeds u (:func:`drawn`). It is stored under the replicate's own key with
@@ -62,7 +62,7 @@ from typing import Awaitable, Callable, Mapping, Sequence
 
 from workflow_scripts.llm.base import Completion, Request
 from workflow_scripts.llm.choice import probabilities_of
-from workflow_scripts.llm.keys import canonical_json
+from workflow_scripts.llm.cache.keys import canonical_json
 from workflow_scripts.llm.spec import ModelSpec, derived_seed
 
 log = logging.getLogger(__name__)
@@ -385,7 +385,7 @@ async def _all(coroutines: Sequence[Awaitable]) -> None:
 
 @dataclass(frozen=True)
 class BatchLine:
-    """One line of a batch (:mod:`workflow_scripts.llm.batch`): the requests it answers (one, or a
+    """One line of a batch (:mod:`workflow_scripts.llm.batch.asking`): the requests it answers (one, or a
     group's replicates asked with ``n``), under the key of its first; ``twin``: the custom id of the
     other line of a checked group (module docstring, identical choices)."""
 

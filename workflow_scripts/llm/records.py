@@ -22,7 +22,7 @@ come first and whose answer columns (:data:`ANSWER_FIELDS`) are the same everywh
 - ``estimation``: ``sample`` (the row is one realised answer, counted) or ``logprobs`` (the row is
   one request whose log-probabilities estimate the question; its realised answer is kept too);
 - ``choice_probabilities``: JSON ``{"answer": probability, ...}`` at the request's temperature,
-  derived from the deciding attempt's log-probabilities (:mod:`workflow_scripts.llm.logprobs`),
+  derived from the deciding attempt's log-probabilities (:mod:`workflow_scripts.llm.estimation.logprobs`),
   beside a game's move as beside an estimate; null when none were asked or they could not be used;
 - ``outside_probability``: reported probability outside the answers at the answer position;
 - ``fallback``: why log-probabilities could not be used (a sampled row: why its question was
@@ -57,13 +57,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from workflow_scripts.llm.keys import canonical_json
+from workflow_scripts.llm.cache.keys import canonical_json
 from workflow_scripts.llm.choice import Answer
-from workflow_scripts.llm.estimation import Estimate
+from workflow_scripts.llm.estimation.estimate import Estimate
 from workflow_scripts.llm.extraction import EXTRACTION_STATUSES, Extraction
 from workflow_scripts.llm.grouping import DRAWS
 from workflow_scripts.llm.reading.commitments import ANSWER_KINDS
-from workflow_scripts.llm.parsing import STATUSES, VALID
+from workflow_scripts.llm.reading.parsing import STATUSES, VALID
 from workflow_scripts.llm.spec import LOGPROBS, SAMPLE
 
 SCRIPTED_METHOD = "scripted"
@@ -144,7 +144,7 @@ def extraction_columns(extraction: Extraction | None) -> dict:
 
 def estimate_records(estimate: Estimate) -> list[dict]:
     """The answer columns of every question asked for one estimate, in order
-    (:meth:`workflow_scripts.llm.estimation.Estimate.methods` gives each row's ``estimation``)."""
+    (:meth:`workflow_scripts.llm.estimation.estimate.Estimate.methods` gives each row's ``estimation``)."""
     return [answer_record(answer, method, estimate.fallback)
             for answer, method in zip(estimate.answers, estimate.methods())]
 

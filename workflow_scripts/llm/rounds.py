@@ -26,7 +26,7 @@ from workflow_scripts.llm.base import Completion, LanguageModel, Request
 from workflow_scripts.llm.choice import (VALID, Answer, Attempt, _attempt, _label, _wants_logprobs, attempt_replicate,
                                          probabilities_of, reask_messages)
 from workflow_scripts.llm.grouping import group_key
-from workflow_scripts.llm.parsing import question_text
+from workflow_scripts.llm.reading.parsing import question_text
 from workflow_scripts.llm.templates import PromptTemplate
 
 
@@ -57,7 +57,7 @@ class _Asking:
 
     @property
     def prompt(self) -> str:
-        """The question's text, as the reader sees it (:func:`~workflow_scripts.llm.parsing.question_text`)."""
+        """The question's text, as the reader sees it (:func:`~workflow_scripts.llm.reading.parsing.question_text`)."""
         return question_text(self.question.messages)
 
     def open(self, wave: int, max_reasks: int) -> bool:

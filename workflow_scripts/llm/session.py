@@ -10,15 +10,15 @@ Every query job (IPD elicitation, IPD play, CRG play) does::
 Each model is ``Accounted(Cached(Bounded(Budgeted(ContextGuard(provider)))))``: counted, cached
 with a per-request lock, bounded to ``max_concurrency`` calls in flight (per condition of a job that
 asks several, :func:`condition_slots`), kept within its spend caps
-(:mod:`~workflow_scripts.llm.budget`), and checked against its context before its first call. The
+(:mod:`~workflow_scripts.llm.spend.budget`), and checked against its context before its first call. The
 provider makes no further call once the Snakemake process that started the job has ended
-(:mod:`~workflow_scripts.llm.watchdog`). While the job runs its progress is reported every few
-seconds (:class:`~workflow_scripts.llm.accounting.Progress`). The provider is litellm
-(:class:`~workflow_scripts.llm.provider.LiteLLMModel`), behind a llama.cpp server started on the
+(:mod:`~workflow_scripts.llm.serving.watchdog`). While the job runs its progress is reported every few
+seconds (:class:`~workflow_scripts.llm.spend.accounting.Progress`). The provider is litellm
+(:class:`~workflow_scripts.llm.providers.provider.LiteLLMModel`), behind a llama.cpp server started on the
 first cache miss for the embedded model (one server per GGUF file per job, shared by the job's
 models that use it; a fully cached job starts none), behind the server of a model the pipeline
 serves (:class:`ServedModel`, :mod:`~workflow_scripts.llm.serving`), or, in replay mode,
-:class:`~workflow_scripts.llm.replay.NoCalls`.
+:class:`~workflow_scripts.llm.cache.replay.NoCalls`.
 
 Everything here comes from the job's Snakemake ``params`` (model entries, :class:`Runtime`), never
 from ``snakemake.config``.
@@ -37,17 +37,17 @@ from pathlib import Path
 from typing import Awaitable, Callable, Iterator, Mapping, TypeVar
 
 from workflow_scripts.errors import ConfigError, JobStopped
-from workflow_scripts.llm.accounting import Accounted, JobStats, Progress
+from workflow_scripts.llm.spend.accounting import Accounted, JobStats, Progress
 from workflow_scripts.llm.base import CacheMiss, Completion, OneOfBatch, ReplayIncomplete
-from workflow_scripts.llm.budget import Budget, Budgeted, SpendLedger, Spending
-from workflow_scripts.llm.cache import Cached, ResponseCache
+from workflow_scripts.llm.spend.budget import Budget, Budgeted, SpendLedger, Spending
+from workflow_scripts.llm.cache.store import Cached, ResponseCache
 from workflow_scripts.llm.context import ContextGuard, Longest, api_window, server_tokens
 from workflow_scripts.llm.extraction import Extracting, Extractor, extraction_setting, extraction_template
-from workflow_scripts.llm.limits import Bounded, job_slots
-from workflow_scripts.llm.replay import NoCalls
+from workflow_scripts.llm.providers.limits import Bounded, job_slots
+from workflow_scripts.llm.cache.replay import NoCalls
 from workflow_scripts.llm.spec import ModelSpec
-from workflow_scripts.llm.tokens import prompt_tokens
-from workflow_scripts.llm.watchdog import ParentWatch
+from workflow_scripts.llm.providers.tokens import prompt_tokens
+from workflow_scripts.llm.serving.watchdog import ParentWatch
 
 REPLAY_ENV = "LLM_DILEMMAS_REPLAY"
 T = TypeVar("T")
@@ -139,19 +139,19 @@ def register_custom_providers(providers: Mapping[str, str]) -> None:
 
 class EmbeddedServers:
     """llama.cpp servers of one job, one per embedded model file and chat template: the run's
-    (:mod:`workflow_scripts.llm.run_servers`) where one with the job's settings runs on this host,
+    (:mod:`workflow_scripts.llm.serving.run_servers`) where one with the job's settings runs on this host,
     else started by the job on first use."""
 
     def __init__(self, runtime: Runtime, stack: contextlib.ExitStack):
         self.runtime, self.stack, self.served = runtime, stack, {}
 
     def server(self, spec: ModelSpec):
-        """The :class:`~workflow_scripts.llm.embedded.Served` server of ``spec.embedded`` with
+        """The :class:`~workflow_scripts.llm.serving.embedded.Served` server of ``spec.embedded`` with
         ``spec.chat_template`` (started now if it is not running)."""
         served = (spec.embedded, spec.chat_template)
         if served not in self.served:
-            from workflow_scripts.llm.embedded import embedded_server, gguf_path
-            from workflow_scripts.llm.run_servers import attached
+            from workflow_scripts.llm.serving.embedded import embedded_server, gguf_path
+            from workflow_scripts.llm.serving.run_servers import attached
 
             settings = self.runtime.embedded
             model_file = gguf_path(spec.embedded, settings["model_dir"])
@@ -175,7 +175,7 @@ class Deferred(OneOfBatch):
     Args:
         spec: the model.
         runtime: the job's runtime (its ``custom_providers`` are registered before the first build).
-        halt: see :class:`~workflow_scripts.llm.provider.LiteLLMModel`.
+        halt: see :class:`~workflow_scripts.llm.providers.provider.LiteLLMModel`.
     """
 
     def __init__(self, spec: ModelSpec, runtime: Runtime, halt: Callable[[], str | None] | None = None):
@@ -183,7 +183,7 @@ class Deferred(OneOfBatch):
 
     def build(self):
         """The litellm provider of this model (see :class:`LazyServed` for embedded models)."""
-        from workflow_scripts.llm.provider import LiteLLMModel
+        from workflow_scripts.llm.providers.provider import LiteLLMModel
 
         return LiteLLMModel(self.spec, halt=self.halt)
 
@@ -200,7 +200,7 @@ class Deferred(OneOfBatch):
 
 class LazyServed(Deferred):
     """Provider of an embedded model: its server starts on the first request that reaches it; a
-    failed request whose server has died raises :class:`~workflow_scripts.llm.embedded.EmbeddedModelError`
+    failed request whose server has died raises :class:`~workflow_scripts.llm.serving.embedded.EmbeddedModelError`
     at once (naming the exit code and, for an illegal instruction, the fix) instead of retrying."""
 
     def __init__(self, spec: ModelSpec, servers: EmbeddedServers, halt: Callable[[], str | None] | None = None):
@@ -219,7 +219,7 @@ class LazyServed(Deferred):
         return super().first_build()
 
     def build(self):
-        from workflow_scripts.llm.provider import LiteLLMModel
+        from workflow_scripts.llm.providers.provider import LiteLLMModel
 
         base = self.servers.api_base(self.spec)
         return LiteLLMModel(dataclasses.replace(self.spec, api_base=base), halt=self.halt)
@@ -285,7 +285,7 @@ class ServedModel(Deferred):
         return (self.job_halt() if self.job_halt is not None else None) or self.servers.failure(self.spec.serve)
 
     def build(self):
-        from workflow_scripts.llm.provider import LiteLLMModel
+        from workflow_scripts.llm.providers.provider import LiteLLMModel
 
         base = self.servers.base(self.spec.serve)
         return LiteLLMModel(dataclasses.replace(self.spec, api_base=base), halt=self.halt)
@@ -347,7 +347,7 @@ def build_stack(spec: ModelSpec, shared: Shared, stats: JobStats):
 
 
 def condition_slots(entries: Mapping[str, Mapping], granted: int, conditions: int) -> int:
-    """:func:`~workflow_scripts.llm.limits.job_slots` of a job's model entries: the ``max_concurrency``
+    """:func:`~workflow_scripts.llm.providers.limits.job_slots` of a job's model entries: the ``max_concurrency``
     of each model whose server the pipeline does not run (those the ``api_calls`` resource counts).
 
     Args:
@@ -378,9 +378,9 @@ def open_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str = "
         planned: answers the job expects to need (for progress).
         longest: the job's longest conversation and the config field that makes it long, checked
             against each model's context before its first call (:mod:`workflow_scripts.llm.context`).
-        budget: spend caps (:mod:`workflow_scripts.llm.budget`); default none.
+        budget: spend caps (:mod:`workflow_scripts.llm.spend.budget`); default none.
         watch: stop calling once the Snakemake process that started this job has ended
-            (:mod:`workflow_scripts.llm.watchdog`; nothing to watch outside Snakemake).
+            (:mod:`workflow_scripts.llm.serving.watchdog`; nothing to watch outside Snakemake).
         slots: each model's ``max_concurrency`` is multiplied by this (not an embedded model's;
             :func:`condition_slots`): the calls in flight of a job that asks several conditions.
 
@@ -434,7 +434,7 @@ def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str
 
     Every question is asked (answers are cached as they come) before the job's verdict. The
     missing requests of models with ``batch: true`` are first asked through their providers' batch
-    APIs (:func:`workflow_scripts.llm.batch.run_batches`), then read from the cache.
+    APIs (:func:`workflow_scripts.llm.batch.asking.run_batches`), then read from the cache.
 
     Args:
         budget: spend caps (the rule's ``budget_usd`` resource, :meth:`Budget.from_json`).
@@ -448,10 +448,10 @@ def run_with_models(entries: Mapping[str, Mapping], runtime: Runtime, label: str
         PermanentQueryError: if a provider rejects a model's requests.
         ConfigError: the longest conversation does not fit a model's context (nothing was asked),
             or a budget on a model whose price is unknown.
-        BatchError: a batch API rejected a batch (:mod:`workflow_scripts.llm.batch`).
+        BatchError: a batch API rejected a batch (:mod:`workflow_scripts.llm.batch.asking`).
     """
     if not runtime.replay and any(entry.get("batch") for entry in entries.values()):
-        from workflow_scripts.llm.batch import run_batches
+        from workflow_scripts.llm.batch.asking import run_batches
 
         parent = ParentWatch.of_this_job()
         try:

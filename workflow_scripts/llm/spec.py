@@ -12,12 +12,12 @@ What shapes an answer is sent explicitly, never left to a server's defaults:
 - for models served by llama.cpp (the embedded model) the samplers its OpenAI-compatible server
   turns on when a request leaves them out (top-k 40, min-p 0.05, repeat penalty 1.1, temperature
   0.8, top-p 0.95 in llama-cpp-python 0.3.36) are switched off
-  (:mod:`workflow_scripts.llm.sampling`; the llama.cpp-only fields go in ``extra_body``) unless
+  (:mod:`workflow_scripts.llm.serving.sampling`; the llama.cpp-only fields go in ``extra_body``) unless
   the config names a value, so temperature T samples from the model's own distribution at T.
 
 How a choice probability is estimated is the entry's ``estimation`` (:data:`ESTIMATIONS`):
 ``sample`` (answers counted), ``logprobs`` (one request per question asks the answer position's top
-``logprobs.top`` log-probabilities, :mod:`workflow_scripts.llm.logprobs`), or ``auto`` (logprobs where
+``logprobs.top`` log-probabilities, :mod:`workflow_scripts.llm.estimation.logprobs`), or ``auto`` (logprobs where
 the provider returns them and the temperature is stated). A provider that returns several samples
 per call (``capabilities.n``) gets up to that many replicates in one request.
 """
@@ -31,11 +31,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from workflow_scripts.config.redaction import SECRET_PARAM
-from workflow_scripts.llm.batch_reach import batch_providers, batch_reach
+from workflow_scripts.llm.batch.reach import batch_providers, batch_reach
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.keys import canonical_json, request_key
-from workflow_scripts.llm.litellm_facts import remembered
-from workflow_scripts.llm.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP, NEUTRAL_VLLM
+from workflow_scripts.llm.cache.keys import canonical_json, request_key
+from workflow_scripts.llm.providers.litellm_facts import remembered
+from workflow_scripts.llm.serving.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP, NEUTRAL_VLLM
 
 ANSWER_FORMATS = ("free_text", "json_schema", "grammar")
 SAMPLE, LOGPROBS, AUTO = "sample", "logprobs", "auto"
@@ -45,11 +45,11 @@ LLAMA_CPP = "llama.cpp"
 """``models.<name>.server`` of a llama.cpp server (llama-server or llama-cpp-python's)."""
 BATCH_PROVIDERS = batch_providers()
 """litellm providers whose files and batches API the pinned litellm reaches
-(:data:`workflow_scripts.llm.batch_reach.BATCH_REACH`)."""
+(:data:`workflow_scripts.llm.batch.reach.BATCH_REACH`)."""
 NEUTRAL_SAMPLING = {k: v for k, v in {**NEUTRAL_DECODING, **NEUTRAL_LLAMA_CPP}.items() if k != "temperature"}
 """Every sampler that reshapes the next-token distribution besides temperature, at its neutral value
-(:mod:`workflow_scripts.llm.sampling`): the log-probability method derives the sampled distribution
-only where each is neutral or left out (:mod:`workflow_scripts.llm.logprobs`)."""
+(:mod:`workflow_scripts.llm.serving.sampling`): the log-probability method derives the sampled distribution
+only where each is neutral or left out (:mod:`workflow_scripts.llm.estimation.logprobs`)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class ModelSpec:
         server: the kind of server at ``api_base`` (``llama.cpp``, or None for a provider whose
             defaults need no override); the embedded model is llama.cpp whatever it says.
         chat_template: the chat template its server formats messages with
-            (:mod:`workflow_scripts.llm.chat_templates`; config ``chat_template``, default the embedded
+            (:mod:`workflow_scripts.llm.serving.chat_templates`; config ``chat_template``, default the embedded
             model's own), part of the cache key; None for a model that is neither embedded nor served
             by llama.cpp.
         serve: the :class:`~workflow_scripts.llm.serving.spec.ServeSpec` of a model the pipeline
@@ -85,7 +85,7 @@ class ModelSpec:
         samples_per_call: most replicates one request may return (``capabilities.n``).
         returns_logprobs: the provider returns top log-probabilities (``capabilities.logprobs``;
             else litellm's list of supported parameters; the embedded model does).
-        max_concurrency: calls in flight at once (per job and condition it asks: :func:`~workflow_scripts.llm.limits.job_slots`).
+        max_concurrency: calls in flight at once (per job and condition it asks: :func:`~workflow_scripts.llm.providers.limits.job_slots`).
         num_retries: optional cap on the retries of a transient provider error (429, 5xx, time-out,
             lost connection); None (the default): as many as fit in ``retry_budget_s``.
         retry_budget_s: seconds a request may spend on its attempts and the waits between them
@@ -94,12 +94,12 @@ class ModelSpec:
             the provider says how long (``Retry-After``).
         timeout: seconds per call.
         batch: ask the job's missing requests through the provider's batch API first
-            (:mod:`workflow_scripts.llm.batch`); not part of the cache key.
+            (:mod:`workflow_scripts.llm.batch.asking`); not part of the cache key.
         batch_poll_s: seconds between two polls of a submitted batch.
         grouping: how a round's identical questions are asked together (``auto``, ``n``, ``separate``:
             :mod:`workflow_scripts.llm.grouping`); not part of the cache key.
         pricing: USD per prompt and per answer token ({input_cost_per_token,
-            output_cost_per_token}), or None: litellm's price map (:mod:`workflow_scripts.llm.pricing`).
+            output_cost_per_token}), or None: litellm's price map (:mod:`workflow_scripts.llm.providers.pricing`).
     """
 
     name: str
@@ -188,7 +188,7 @@ class ModelSpec:
     @property
     def has_batch_api(self) -> bool:
         """Whether litellm reaches a batch API for this model: its provider's batch life is reached
-        (:func:`~workflow_scripts.llm.batch_reach.batch_reach`) and the pipeline does not run its server
+        (:func:`~workflow_scripts.llm.batch.reach.batch_reach`) and the pipeline does not run its server
         (the embedded model, a served one: an engine's OpenAI server has no files and batches API)."""
         return batch_reach(self.litellm_model).reachable and not self.embedded and self.serve is None
 
@@ -223,7 +223,7 @@ class ModelSpec:
     def check_estimation(self) -> None:
         """Refuse a ``logprobs`` estimation that could not be exact (``auto`` falls back instead).
 
-        The derivation of :func:`workflow_scripts.llm.logprobs.choice_probabilities` needs the
+        The derivation of :func:`workflow_scripts.llm.estimation.logprobs.choice_probabilities` needs the
         temperature stated, every other sampler neutral (:data:`NEUTRAL_SAMPLING`), a provider that
         returns log-probabilities, and on llama.cpp a grammar (its reported log-probabilities ignore
         the constraint; only a grammar whose answers are single tokens makes the constrained
@@ -318,12 +318,12 @@ class ModelSpec:
         """What the cache key holds besides the replicate: the request plus who serves it, the kind of
         server where the config names one (the embedded model's is implied by its file), and for an
         embedded model the chat template that turns the messages into its prompt
-        (:func:`~workflow_scripts.llm.chat_templates.template_identity`)."""
+        (:func:`~workflow_scripts.llm.serving.chat_templates.template_identity`)."""
         identity = {"params": params, "served_by": self.served_by or self.api_base}
         if self.server is not None and self.embedded is None:
             identity["server"] = self.server
         if self.chat_template is not None:
-            from workflow_scripts.llm.chat_templates import template_identity
+            from workflow_scripts.llm.serving.chat_templates import template_identity
 
             identity["chat_template"] = template_identity(self.chat_template)
         return identity
@@ -382,7 +382,7 @@ together-py #214; litellm lists ``seed`` as supported): a model of one with ``ca
 
 def _chat_template(name: str, entry: dict) -> str | None:
     """The chat template of model ``name`` (its entry with schema defaults): ``chat_template`` as
-    configured, else the embedded model's own (:data:`workflow_scripts.llm.embedded.EMBEDDED_CHAT_TEMPLATES`);
+    configured, else the embedded model's own (:data:`workflow_scripts.llm.serving.embedded.EMBEDDED_CHAT_TEMPLATES`);
     None for a hosted model, and for a served one that names none or ``gguf`` (its engine uses the
     model's own: one identity for one prompt format).
 
@@ -391,7 +391,7 @@ def _chat_template(name: str, entry: dict) -> str | None:
             server's template is the provider's; nothing here can set it), or ``gguf`` for an embedded
             model whose file carries no template.
     """
-    from workflow_scripts.llm.chat_templates import OWN
+    from workflow_scripts.llm.serving.chat_templates import OWN
 
     embedded, configured = entry["embedded"], entry["chat_template"]
     if (entry.get("serve") or {}).get("engine") == LLAMA_CPP:
@@ -402,7 +402,7 @@ def _chat_template(name: str, entry: dict) -> str | None:
                               f"llama.cpp, takes a chat template (a provider formats its own); remove it, or set "
                               f"models.{name}.embedded")
         return None
-    from workflow_scripts.llm.embedded import EMBEDDED_CHAT_TEMPLATES
+    from workflow_scripts.llm.serving.embedded import EMBEDDED_CHAT_TEMPLATES
 
     if configured == OWN and EMBEDDED_CHAT_TEMPLATES[embedded] != OWN:
         raise ConfigError(f"models.{name}.chat_template: {embedded}'s file carries no chat template of its own "
@@ -414,7 +414,7 @@ def _chat_template(name: str, entry: dict) -> str | None:
 def _embedded_identity(embedded: str | None) -> str | None:
     if embedded is None:
         return None
-    from workflow_scripts.llm.embedded import evaluation_identity, expected_sha256
+    from workflow_scripts.llm.serving.embedded import evaluation_identity, expected_sha256
 
     return f"gguf-sha256:{expected_sha256(embedded)};{evaluation_identity()}"
 
@@ -452,7 +452,7 @@ def _returns_logprobs(litellm_model: str, configured: bool | None, embedded: str
 
 def _supported_params(litellm_model: str) -> list[str] | None:
     """litellm's list of OpenAI parameters the provider accepts, or None if litellm does not know it
-    (kept per litellm release, :mod:`workflow_scripts.llm.litellm_facts`)."""
+    (kept per litellm release, :mod:`workflow_scripts.llm.providers.litellm_facts`)."""
 
     def ask():
         import litellm
@@ -488,7 +488,7 @@ def answer_entry(name: str, entry: dict, decoding: dict | None = None, estimatio
                  custom_providers: Sequence[str] = ()) -> dict:
     """A model entry as a query job's params: schema defaults filled in, ``decoding`` overrides
     applied, ``estimation`` replaced if given, ``budget_usd`` left out (it reaches jobs as a resource:
-    :mod:`workflow_scripts.llm.budget`), ``served_by`` resolved (the embedded model's GGUF SHA-256),
+    :mod:`workflow_scripts.llm.spend.budget`), ``served_by`` resolved (the embedded model's GGUF SHA-256),
     and ``capabilities.seed`` / ``capabilities.logprobs`` resolved from litellm's tables where the
     config leaves them open, so a change to any of them (a litellm upgrade included) reruns exactly
     that model's jobs, and a job never imports litellm to learn them (a fully cached job imports it

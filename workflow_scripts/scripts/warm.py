@@ -26,7 +26,7 @@ So a local run keeps one interpreter that has imported them once, and forks a ch
   stops the child (SIGTERM, SIGKILL after :data:`KILL_GRACE_S`). The children die with the warm
   interpreter (``PR_SET_PDEATHSIG``). The warm interpreter ends once Snakemake's main process has
   ended and its running children have finished (also after ``kill -9`` of Snakemake), or on SIGTERM
-  (``onsuccess`` / ``onerror``: :func:`workflow_scripts.llm.run_servers.stop_run`, which stops every
+  (``onsuccess`` / ``onerror``: :func:`workflow_scripts.llm.serving.run_servers.stop_run`, which stops every
   process recorded in the run's directory).
 
 Query jobs do not hand over: they import litellm only when they must call a model, and their
@@ -60,7 +60,7 @@ log = logging.getLogger(__name__)
 SWITCH_ENV = "LLM_DILEMMAS_WARM"
 """``0`` in Snakemake's environment: no warm interpreter; every job runs in its own process."""
 RUN_KEY = "warm"
-"""Key of the warm interpreter's address in the run's mark (:mod:`workflow_scripts.llm.run_servers`)."""
+"""Key of the warm interpreter's address in the run's mark (:mod:`workflow_scripts.llm.serving.run_servers`)."""
 ACCEPT_TIMEOUT_S = 60.0
 """How long a job waits for the warm interpreter to take it (it may still be importing) before
 running where it is."""
@@ -98,7 +98,7 @@ def hand_over(namespace: dict) -> None:
 
 def _target() -> dict | None:
     """The run's warm interpreter (its mark: address, pid, ...) if this job can use it, else None."""
-    from workflow_scripts.llm.watchdog import RUN_ENV
+    from workflow_scripts.llm import RUN_ENV
 
     with contextlib.suppress(ValueError, TypeError, KeyError):
         run = json.loads(os.environ.get(RUN_ENV) or "null")
@@ -161,14 +161,14 @@ def _receive(conn: socket.socket, size: int) -> bytes | None:
 
 
 def start(run: dict, log_file: str | os.PathLike = "logs/servers/warm.log") -> dict:
-    """Start the warm interpreter of ``run`` (the mark of :func:`workflow_scripts.llm.run_servers.mark_run`)
+    """Start the warm interpreter of ``run`` (the mark of :func:`workflow_scripts.llm.serving.run_servers.mark_run`)
     without waiting for it, record it in the run's directory (so ``stop_run`` stops it) and add its
     address to the run's mark, which the jobs inherit. Does nothing if ``LLM_DILEMMAS_WARM=0``.
 
     Returns:
         ``run``, with the warm interpreter under :data:`RUN_KEY` if one was started.
     """
-    from workflow_scripts.llm.watchdog import RUN_ENV
+    from workflow_scripts.llm import RUN_ENV
 
     if not run or os.environ.get(SWITCH_ENV, "1") == "0":
         return run
@@ -426,7 +426,7 @@ def _peer_uid(conn: socket.socket) -> int:
 
 
 def _alive(pid: int) -> bool:
-    from workflow_scripts.llm.embedded import pid_alive
+    from workflow_scripts.llm import pid_alive
 
     return pid_alive(pid)
 

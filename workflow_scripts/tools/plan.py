@@ -4,7 +4,7 @@ Per model x study x experiment (IPD) / design (CRG), for the models a run with t
 would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models``; ``only_conditions``):
 
 - ``questions``: questions the run asks (first attempts), cached or not; games at full length; a
-  question estimated from log-probabilities is one request (``estimation``, :mod:`workflow_scripts.llm.estimation`),
+  question estimated from log-probabilities is one request (``estimation``, :mod:`workflow_scripts.llm.estimation.estimate`),
   and the estimation check of ``ipd.analysis.estimation_check`` is its own row;
 - ``cached``: requests (re-asks included) whose answer is already in the response cache;
 - ``missing``: questions whose answer is not in the cache;
@@ -19,8 +19,8 @@ would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models
 - ``cost_usd``: at the model's price (``models.<name>.pricing``, else litellm's price map),
   ``unknown`` where the price is unknown, never 0 unless nothing is missing;
 - ``batch_cost_usd``: the same requests at the provider's batch-API price where litellm's map has
-  one (:func:`~workflow_scripts.llm.pricing.batch_token_prices`) and litellm reaches the provider's
-  batch API (``ModelSpec.has_batch_api``, the table of :mod:`workflow_scripts.llm.batch_reach`, the
+  one (:func:`~workflow_scripts.llm.providers.pricing.batch_token_prices`) and litellm reaches the provider's
+  batch API (``ModelSpec.has_batch_api``, the table of :mod:`workflow_scripts.llm.batch.reach`, the
   same rule as ``batch: true``: not Anthropic, Bedrock, vLLM or Together, although the map prices
   some of their models' batches), else ``unknown`` (no discount is assumed).
 - ``grouping`` (games: collective-risk designs and actual play): how the model's identical
@@ -37,7 +37,7 @@ the Markdown table name it, with one request per question of the run as its uppe
 stay invalid is known only once they come); the rows do not count it.
 
 Requests are found by running each query job's own code with every model replaced by a
-:class:`~workflow_scripts.llm.planning.Planned` stand-in that computes the layer's cache keys and
+:class:`~workflow_scripts.llm.spend.planning.Planned` stand-in that computes the layer's cache keys and
 never calls (so the plan is exactly what the run would ask): a cached answer is used as the run
 would use it; past the first missing answer of a game its rest is planned in full (every round,
 every model seat, every value question). Nothing is written to the cache.
@@ -76,10 +76,10 @@ from workflow_scripts.ipd.design.pairs import model_pairs, pair_models
 from workflow_scripts.ipd.query.play import PlayJob
 from workflow_scripts.ipd.query.prompts import kind_templates, templates
 from workflow_scripts.llm import ModelSpec, PromptTemplate
-from workflow_scripts.llm.cache import ResponseCache
+from workflow_scripts.llm.cache.store import ResponseCache
 from workflow_scripts.llm.grouping import grouping_mode
-from workflow_scripts.llm.planning import Planned, Tally
-from workflow_scripts.llm.pricing import UNKNOWN, batch_token_prices, token_prices
+from workflow_scripts.llm.spend.planning import Planned, Tally
+from workflow_scripts.llm.providers.pricing import UNKNOWN, batch_token_prices, token_prices
 from workflow_scripts.llm.session import register_custom_providers
 from workflow_scripts.llm.spec import LOGPROBS, answer_entry, probability_capable
 from workflow_scripts.config.schema import validated
@@ -103,7 +103,7 @@ class PlanJob:
         max_reasks: the job's re-ask limit; reask_note: its re-ask template.
         play: the job's own code, given the job's models by name (what it returns is not used).
         fallback_samples: an elicitation's answers per question should its log-probability request
-            fall back (0: it does not fall back); None for games (:class:`~workflow_scripts.llm.planning.Planned`).
+            fall back (0: it does not fall back); None for games (:class:`~workflow_scripts.llm.spend.planning.Planned`).
         games: the job plays games (its rounds' identical questions are asked together).
     """
 

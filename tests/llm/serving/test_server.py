@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from workflow_scripts.llm.embedded import importable_env, pid_alive
+from workflow_scripts.llm.serving.embedded import importable_env, pid_alive
 from workflow_scripts.llm.serving.client import ServedServers, ServerUnavailable, read_record, wait_ready
 from workflow_scripts.llm.serving.server import listed_models, wanted_mark
 from workflow_scripts.llm.serving.spec import ServeSpec

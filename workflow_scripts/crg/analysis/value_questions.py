@@ -34,7 +34,7 @@ import pandas as pd
 from workflow_scripts.crg.design.seeds import derive_seed
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.gametheory.collective_risk_optimum import optimal_totals
-from workflow_scripts.llm.parsing import VALID
+from workflow_scripts.llm.reading.parsing import VALID
 from workflow_scripts.stats import paired_shift_test, wilson_interval
 
 CELL = ["model", "condition", "p", "question"]

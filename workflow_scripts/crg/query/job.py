@@ -15,7 +15,7 @@ from workflow_scripts.crg.query.questions import value_question
 from workflow_scripts.crg.query.seats import SeatView
 from workflow_scripts.crg.query.games import SCRIPTED_PREFIX, GameRecord, play_job
 from workflow_scripts.llm import Runtime
-from workflow_scripts.llm.budget import Budget
+from workflow_scripts.llm.spend.budget import Budget
 from workflow_scripts.llm.choice import longest
 from workflow_scripts.llm.context import Longest
 from workflow_scripts.llm.session import run_with_models

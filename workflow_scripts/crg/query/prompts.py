@@ -99,7 +99,7 @@ def render_state(view: SeatView) -> str:
     own line is not in it but ends the prompt (:func:`seat_line`, :meth:`Prompter.decision`), so the
     prompts of a round are identical up to their last line, and a local server that reuses the
     KV cache of a shared prefix (llama.cpp; ours: up to a 32-token batch boundary,
-    :func:`workflow_scripts.llm.chat_server.aligned_prefix`) evaluates for each further seat only
+    :func:`workflow_scripts.llm.serving.chat_server.aligned_prefix`) evaluates for each further seat only
     that line and the rest of its last batch (with the seat line here, it evaluated the template's
     question and the answer line again for every seat: ``benchmarks/crg_prompt_tokens.py``).
     Example before round 2::

@@ -6,7 +6,7 @@ the Wilson-interval 0.5 rule beside the nearest reference strategy: ipd.reading)
 
 Each estimate carries its ``method`` (:data:`METHODS`): ``sampled`` (answers counted, Wilson
 interval) or ``probability`` (P(L) from one request's log-probabilities,
-:mod:`workflow_scripts.llm.logprobs`; no binomial interval, so its interval is the point itself).
+:mod:`workflow_scripts.llm.estimation.logprobs`; no binomial interval, so its interval is the point itself).
 """
 
 from __future__ import annotations

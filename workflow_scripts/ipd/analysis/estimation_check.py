@@ -4,7 +4,7 @@ to the share of L among the sampled answers and its 95% Wilson interval.
 For every memory-1 scenario and condition of an experiment named in ``ipd.analysis.estimation_check``
 and every model that can estimate from log-probabilities, the elicitation's sampled estimate
 (:func:`workflow_scripts.ipd.analysis.estimates.add_estimates`, method ``sampled``) is put beside the
-probability derived from one extra request (:mod:`workflow_scripts.llm.logprobs`). If the derivation
+probability derived from one extra request (:mod:`workflow_scripts.llm.estimation.logprobs`). If the derivation
 is right, the probability lies inside the 95% Wilson interval in about 95% of the scenarios (the
 interval is a 95% confidence interval of the sampled share, whose expectation is that probability).
 """

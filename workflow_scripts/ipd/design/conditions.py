@@ -25,7 +25,7 @@ from workflow_scripts.errors import ConfigError
 from workflow_scripts.gametheory.io import STAGE_PAYOFF_COLUMNS
 from workflow_scripts.gametheory.payoffs import STANDARD_PAYOFFS
 from workflow_scripts.config.schema import defaults
-from workflow_scripts.llm.sequential import Sequential
+from workflow_scripts.llm.estimation.sequential import Sequential
 from workflow_scripts.llm.templates import PromptTemplate, TemplateError
 
 KINDS = ("memory1", "memory2", "one_shot", "play")
@@ -55,7 +55,7 @@ class Condition:
         labels: labelling of the options (ipd.labels): ``standard`` (SI §4.1), or the
             label-swap controls ``swapped`` / ``reversed``.
         sequential: the experiment's sequential design ``{"round": r, "confidence": c}``
-            (:mod:`workflow_scripts.llm.sequential`; ``samples`` is its maximum), or None: the
+            (:mod:`workflow_scripts.llm.estimation.sequential`; ``samples`` is its maximum), or None: the
             fixed design of ``samples`` answers per scenario (SI §5).
     """
 

@@ -3,20 +3,20 @@ condition of the experiment (:class:`ElicitationJob`).
 
 Every scenario of the condition's kind (memory-1, memory-2, one-shot; see
 :mod:`workflow_scripts.ipd.design.scenarios`) is one question, estimated by the model's ``estimation``
-(:func:`workflow_scripts.llm.estimation.estimate_choice`): asked ``samples`` times (SI §5: 50;
+(:func:`workflow_scripts.llm.estimation.estimate.estimate_choice`): asked ``samples`` times (SI §5: 50;
 replicate r = 0..samples-1, through the one re-ask policy of
 :func:`workflow_scripts.llm.choice.ask_choices`, up to ``capabilities.n`` replicates per call), or
 once with log-probabilities, which give P(L) directly (falling back to the samples where they
 cannot); with the experiment's ``sequential`` design in rounds until its 0.5 reading is settled,
-``samples`` at most (:mod:`workflow_scripts.llm.sequential`). Every request is one row of the answers table (column ``estimation`` says which kind);
+``samples`` at most (:mod:`workflow_scripts.llm.estimation.sequential`). Every request is one row of the answers table (column ``estimation`` says which kind);
 :mod:`workflow_scripts.ipd.analysis.estimates` turns them into the strategy entries.
 
 The job's questions, every scenario of every condition, are asked in one prefix order
 (:func:`workflow_scripts.llm.ordering.prefix_order`), every replicate of a scenario back to back, so a
 local server reuses the previous prompt's cached prefix; they are all issued at once and reach the
-model in that order through its one concurrency bound (:class:`workflow_scripts.llm.limits.Bounded`).
+model in that order through its one concurrency bound (:class:`workflow_scripts.llm.providers.limits.Bounded`).
 Each condition asks through its own counting wrapper, so the job reports its counts per condition
-(:class:`workflow_scripts.llm.accounting.GroupStats`).
+(:class:`workflow_scripts.llm.spend.accounting.GroupStats`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from workflow_scripts.ipd.design.conditions import Condition, sequential_of
 from workflow_scripts.ipd.query.prompts import ACTIONS, StagePayoffs, messages, templates, user_prompt
 from workflow_scripts.ipd.design.scenarios import scenarios
 from workflow_scripts.llm import TemplateSet, estimate_choice, estimate_records, prefix_order, records
-from workflow_scripts.llm.accounting import GroupStats
+from workflow_scripts.llm.spend.accounting import GroupStats
 from workflow_scripts.llm.choice import longest
 from workflow_scripts.llm.context import Longest, longest_of
 

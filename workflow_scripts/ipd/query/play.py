@@ -30,7 +30,7 @@ from workflow_scripts.ipd.design.conditions import Condition
 from workflow_scripts.ipd.design.pairs import pair_models
 from workflow_scripts.ipd.query.prompts import ACTIONS, StagePayoffs, messages, play_prompt
 from workflow_scripts.llm import Answer, Question, TemplateSet, answer_record, ask_round, records
-from workflow_scripts.llm.accounting import GroupStats
+from workflow_scripts.llm.spend.accounting import GroupStats
 from workflow_scripts.llm.choice import longest
 from workflow_scripts.llm.context import Longest, longest_of
 

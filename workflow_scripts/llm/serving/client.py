@@ -4,7 +4,7 @@ Where the server is:
 
 - on a SLURM cluster, Snakemake's service job of the model (rule ``serve_model``) runs beside the
   job, and its address file is one of the job's inputs (``Runtime.served``, by model);
-- on this machine, the run's server of the model (:func:`workflow_scripts.llm.run_servers.shared`),
+- on this machine, the run's server of the model (:func:`workflow_scripts.llm.serving.run_servers.shared`),
   started by the first query job that needs it and stopped with the run; outside a Snakemake run
   (a test, a notebook) the job starts its own and stops it when it ends.
 
@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 from workflow_scripts.errors import JobStopped
-from workflow_scripts.llm import run_servers
-from workflow_scripts.llm.embedded import importable_env, pid_alive, stop
+from workflow_scripts.llm.serving import run_servers
+from workflow_scripts.llm.serving.embedded import importable_env, pid_alive, stop
 from workflow_scripts.llm.serving.server import POLL_S, VERSION_TIMEOUT_S, wanted_mark
 from workflow_scripts.llm.serving.spec import ServeSpec
 

@@ -16,7 +16,7 @@ Flags as the engines document them (checked by ``tests/llm/serving/test_engines.
   --context-length --dtype --quantization --random-seed --enable-deterministic-inference``. SGLang has
   no cap on log-probabilities to set.
 - llama.cpp: llama-cpp-python's server as the pipeline runs it for its embedded model
-  (:mod:`workflow_scripts.llm.chat_server`, whose answers are a cold evaluation's bit for bit; with
+  (:mod:`workflow_scripts.llm.serving.chat_server`, whose answers are a cold evaluation's bit for bit; with
   ``deterministic: false`` the library's own prefix reuse, ``--library``): ``--model --host --port
   --model_alias --n_ctx --seed --n_batch --n_ubatch``; its booleans take a value (``--flag true``).
   It caps no log-probabilities and runs one GGUF file, with no tensor parallelism, data type or
@@ -117,7 +117,7 @@ ENGINES = {
         version_code="import sglang; print(sglang.__version__)",
     ),
     LLAMA_CPP: Engine(
-        name=LLAMA_CPP, executable=None, program=("-m", "workflow_scripts.llm.chat_server"), weights_flag="--model",
+        name=LLAMA_CPP, executable=None, program=("-m", "workflow_scripts.llm.serving.chat_server"), weights_flag="--model",
         name_flag="--model_alias", flags={"max_model_len": "--n_ctx", "seed": "--seed"}, dashes=False,
         valued_booleans=True, nondeterministic_args=("--library",),
         defaults={"seed": 0, "n_batch": 32, "n_ubatch": 32},
@@ -138,7 +138,7 @@ def engine_command(engine: Engine, executable: str | None, launcher: list[str], 
         launcher: words put before everything (a container: ``apptainer exec --nv image.sif``).
         args: engine arguments by name (:data:`COMMON_ARGS` or the engine's own), defaults filled in.
         revision: the Hub revision of weights given by name (vLLM and SGLang ``--revision``).
-        chat_template: llama.cpp only: a chat template of :mod:`workflow_scripts.llm.chat_templates`.
+        chat_template: llama.cpp only: a chat template of :mod:`workflow_scripts.llm.serving.chat_templates`.
 
     Returns:
         The command as a list of words (no shell).

@@ -5,7 +5,7 @@
 On a SLURM cluster it is Snakemake's service job of the model (rule ``serve_model``, ``rules/serve.smk``):
 it runs beside the model's query jobs in one SLURM job and gets SIGTERM once the last of them has
 ended. On this machine the run's first query job that needs it starts it (``--exit-with`` the run's
-Snakemake, :mod:`workflow_scripts.llm.run_servers`).
+Snakemake, :mod:`workflow_scripts.llm.serving.run_servers`).
 
 What it does, in order, writing each state to the address file (JSON, replaced atomically) where the
 query jobs read it (:mod:`.client`):
@@ -39,7 +39,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from workflow_scripts.llm.embedded import die_with_parent, free_port, importable_env, pid_alive
+from workflow_scripts.llm.serving.embedded import die_with_parent, free_port, importable_env, pid_alive
 from workflow_scripts.llm.serving.engines import HOST
 from workflow_scripts.llm.serving.spec import ServeSpec
 

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.keys import canonical_json
+from workflow_scripts.llm.cache.keys import canonical_json
 from workflow_scripts.llm.serving.engines import (
     COMMON_ARGS, ENGINES, LLAMA_CPP, RESERVED_ARGS, SGLANG, VLLM, engine_command, engine_environment, version_command)
 from workflow_scripts.llm.serving.weights import COMMIT, is_local, stamp, weights_identity
@@ -62,7 +62,7 @@ class ServeSpec:
         executable / launcher: the program that starts the engine, and words put before it.
         resources: the server's SLURM job (gpus, gpu_model, cpus, mem_mb, runtime, partition, slurm_extra).
         ready_timeout_s: seconds the engine may take until it lists the model.
-        chat_template: llama.cpp only, the template of :mod:`workflow_scripts.llm.chat_templates`.
+        chat_template: llama.cpp only, the template of :mod:`workflow_scripts.llm.serving.chat_templates`.
     """
 
     model: str

@@ -12,7 +12,7 @@
   (``--revision``), so the name cannot come to mean other weights.
 
 A file's digest is remembered beside it (``<file>.sha256``, keyed by size and modification time,
-:func:`workflow_scripts.llm.embedded.file_sha256`) where the folder can be written; a read-only
+:func:`workflow_scripts.llm.serving.embedded.file_sha256`) where the folder can be written; a read-only
 folder is read again by each process that asks (about 1 GB/s).
 """
 
@@ -23,7 +23,7 @@ import os
 import re
 from pathlib import Path
 
-from workflow_scripts.llm.embedded import file_sha256
+from workflow_scripts.llm.serving.embedded import file_sha256
 
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 """A Hub revision pinned to one commit (a branch or tag name may move)."""

@@ -8,8 +8,7 @@ hand_over(globals())  # in a local run its warm interpreter runs this job, its i
 import pandas as pd
 
 from workflow_scripts.crg.query.rows import SCHEMAS, merge
-from workflow_scripts.llm import records
-from workflow_scripts.llm.accounting import read_counts
+from workflow_scripts.llm import read_counts, records
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]

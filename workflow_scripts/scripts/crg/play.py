@@ -6,8 +6,7 @@ from workflow_scripts.crg.design.jobs import Job
 from workflow_scripts.crg.query.job import run_job
 from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.crg.query.rows import tables
-from workflow_scripts.llm import Runtime, records
-from workflow_scripts.llm.budget import Budget
+from workflow_scripts.llm import Budget, records, Runtime
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive

@@ -20,8 +20,7 @@ from workflow_scripts.ipd.design.conditions import Condition, condition_table
 from workflow_scripts.ipd.analysis.estimates import add_estimates, count_answers, probability_estimates, sampled_answers, strategy_table
 from workflow_scripts.ipd.analysis.reading_confidence import reading_table
 from workflow_scripts.ipd.design.labels import canonical_actions
-from workflow_scripts.llm import records
-from workflow_scripts.llm.extraction import with_extracted_answers
+from workflow_scripts.llm import records, with_extracted_answers
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]

@@ -26,7 +26,7 @@ with rule_log(snakemake.log[0]) as log:
             f"{experiment}: the probability method beside sampled answers", check_tables(check),
             "`{key}`: per scenario, the number of L among the valid sampled answers, their share and its 95% "
             "Wilson interval (the elicitation's estimate), and P(L) at the same temperature from one request's "
-            "log-probabilities (workflow_scripts/llm/logprobs.py); ✓ = the probability lies inside the interval. "
+            "log-probabilities (workflow_scripts/llm/estimation/logprobs.py); ✓ = the probability lies inside the interval. "
             "fallback: why no probability could be derived.",
         ))
         handle.write("\n" + markdown_section(

@@ -7,8 +7,7 @@ from workflow_scripts.scripts.warm import hand_over
 hand_over(globals())  # in a local run its warm interpreter runs this job, its imports already done
 
 from workflow_scripts.ipd.query import elicit, play
-from workflow_scripts.llm import records
-from workflow_scripts.llm.accounting import read_counts
+from workflow_scripts.llm import read_counts, records
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]

@@ -6,9 +6,7 @@ import json
 from workflow_scripts.ipd.design.conditions import Condition
 from workflow_scripts.ipd.query.play import PlayJob, moves_table
 from workflow_scripts.ipd.query.prompts import templates
-from workflow_scripts.llm import Runtime, records
-from workflow_scripts.llm.budget import Budget
-from workflow_scripts.llm.session import condition_slots, run_with_models
+from workflow_scripts.llm import Budget, condition_slots, records, run_with_models, Runtime
 from workflow_scripts.scripts.logs import rule_log
 
 snakemake = globals()["snakemake"]

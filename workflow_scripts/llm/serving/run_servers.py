@@ -39,8 +39,8 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
-from workflow_scripts.llm import embedded
-from workflow_scripts.llm.watchdog import RUN_ENV, STOP_MARK
+from workflow_scripts.llm.serving import embedded
+from workflow_scripts.llm.serving.watchdog import RUN_ENV, STOP_MARK
 
 log = logging.getLogger(__name__)
 ENV = RUN_ENV

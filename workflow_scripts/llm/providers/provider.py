@@ -9,7 +9,7 @@ requests failed, so every job of a run stopped on some request. Here each provid
 error is sorted into one of four kinds:
 
 - **transient** (429 rate limits, 5xx, time-outs, lost connections, whatever class litellm raises:
-  :func:`~workflow_scripts.llm.provider_errors.is_transient`): retried after the provider's hint
+  :func:`~workflow_scripts.llm.providers.provider_errors.is_transient`): retried after the provider's hint
   (``Retry-After`` in seconds, fractions or an HTTP date, ``retry-after-ms``, Google's
   ``RetryInfo``) but never sooner than an exponential backoff with jitter (``retry_backoff_s``,
   doubled, at most 60 s), so a hint of 0 or a date already past cannot make a flood of attempts;
@@ -29,16 +29,16 @@ error is sorted into one of four kinds:
   it (or with the ``top_logprobs`` the provider states), the change recorded in the answer's entry
   (``adaptation``) and applied to the model's later calls of the job;
 - **permanent** (authentication, permission, unknown model, any other rejected parameter, a quota
-  exhausted by its provider's error code, :func:`~workflow_scripts.llm.provider_errors.is_quota_exhausted`;
+  exhausted by its provider's error code, :func:`~workflow_scripts.llm.providers.provider_errors.is_quota_exhausted`;
   a response with more choices than asked, :class:`~workflow_scripts.llm.base.ChoiceCountError`):
   :class:`~workflow_scripts.llm.base.PermanentQueryError` naming the model and the config field;
   the model's job stops, everything answered stays in the cache.
 
 What was sent is what is recorded: a seed that litellm left out of the request it sent
-(``drop_params``: :mod:`workflow_scripts.llm.sent`) is recorded as dropped (the answer's
+(``drop_params``: :mod:`workflow_scripts.llm.providers.sent`) is recorded as dropped (the answer's
 ``adaptation``), and its answer is keyed as asked without a seed. The spend of an answer is
 computed from its raw usage at the price of each kind of token
-(:func:`~workflow_scripts.llm.pricing.usage_cost`).
+(:func:`~workflow_scripts.llm.providers.pricing.usage_cost`).
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ import litellm  # offline: workflow_scripts.llm (imported first) set LITELLM_LOC
 
 from workflow_scripts.llm.adaptation import Adaptation, Learned, rejection
 from workflow_scripts.llm.base import ChoiceCountError, Completion, OneOfBatch, PermanentQueryError, Request, not_asked
-from workflow_scripts.llm.cache import completion_of
-from workflow_scripts.llm.pricing import answer_cost
-from workflow_scripts.llm.provider_errors import CallTimeout, is_transient, retry_after, retry_wait  # noqa: F401
-from workflow_scripts.llm.sent import new_call_id, seed_sent, sent_at, sent_body
+from workflow_scripts.llm.cache.store import completion_of
+from workflow_scripts.llm.providers.pricing import answer_cost
+from workflow_scripts.llm.providers.provider_errors import CallTimeout, is_transient, retry_after, retry_wait  # noqa: F401
+from workflow_scripts.llm.providers.sent import new_call_id, seed_sent, sent_at, sent_body
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.config.redaction import scrub
 
@@ -100,7 +100,7 @@ class LiteLLMModel(OneOfBatch):
         spec: the model; its ``api_base`` must point at a running server for self-hosted models.
         sleep: the coroutine used to wait between retries (tests pass a fake clock).
         halt: returns why no further attempt may be made (e.g. the Snakemake process ended:
-            :mod:`workflow_scripts.llm.watchdog`), or None; checked before every attempt and while
+            :mod:`workflow_scripts.llm.serving.watchdog`), or None; checked before every attempt and while
             waiting to retry.
     """
 
@@ -178,9 +178,9 @@ class LiteLLMModel(OneOfBatch):
     async def _attempt(self, params: dict):
         """One attempt: (litellm's response, the request body it sent or None), bounded as a whole by
         ``timeout`` seconds from the moment litellm hands the request to its HTTP client
-        (:func:`~workflow_scripts.llm.sent.sent_at`; where litellm does not say, ``timeout`` but at least
+        (:func:`~workflow_scripts.llm.providers.sent.sent_at`; where litellm does not say, ``timeout`` but at least
         :data:`UNSENT_S` from the attempt's start;
-        :class:`~workflow_scripts.llm.provider_errors.CallTimeout` past it)."""
+        :class:`~workflow_scripts.llm.providers.provider_errors.CallTimeout` past it)."""
         call_id, started = new_call_id(), time.monotonic()
         task = asyncio.ensure_future(litellm.acompletion(**params, **self._transport(), litellm_call_id=call_id))
         try:

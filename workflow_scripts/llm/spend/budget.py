@@ -4,7 +4,7 @@ Every answered call's cost is recorded with its cache entry (``cost_usd``) and, 
 the cache's spend ledger ``<cache>/spend.jsonl`` (key, model, litellm id, cost, time): an
 append-only index of the entries' spend, so a job learns what all runs on this cache have spent
 without reading every entry. Lines are appended under an exclusive lock (``flock``, else POSIX record
-locks: :mod:`workflow_scripts.llm.file_locks`) and read incrementally, so concurrent jobs see each
+locks: :mod:`workflow_scripts.llm.cache.file_locks`) and read incrementally, so concurrent jobs see each
 other's spend before each call.
 
 :class:`Budgeted` sits under the cache (hits are free and always served) and under the
@@ -13,7 +13,7 @@ recorded reaches ``budget_usd`` (over all models) or ``models.<name>.budget_usd`
 more: each further request comes back *not asked*, the job finishes every question it can answer
 from the cache, and ends saying what was not asked and how to resume (raise the budget and rerun).
 Calls already in flight when the cap is reached still finish (at most ``max_concurrency`` per model,
-job and condition it asks: :func:`~workflow_scripts.llm.limits.job_slots`), so the spend may pass the
+job and condition it asks: :func:`~workflow_scripts.llm.providers.limits.job_slots`), so the spend may pass the
 cap by that much.
 
 The budget reaches a job as a Snakemake *resource* (``budget_usd``, a JSON string of
@@ -33,8 +33,8 @@ from typing import Mapping, Sequence
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request, not_asked
-from workflow_scripts.llm.file_locks import lock, unlock
-from workflow_scripts.llm.pricing import token_prices
+from workflow_scripts.llm.cache.file_locks import lock, unlock
+from workflow_scripts.llm.providers.pricing import token_prices
 
 LEDGER_NAME = "spend.jsonl"
 

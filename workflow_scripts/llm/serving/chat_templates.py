@@ -4,8 +4,8 @@ The GGUF of the embedded model (Gemma 3 270M, the base model) carries no chat te
 llama-cpp-python then formats every conversation silently as Llama-2 (``[INST] <<SYS>> ...``;
 its log says "Using fallback chat format: llama-2"), a format Gemma never saw and one a library upgrade may change. The product
 therefore names the template (model entry ``chat_template``; default: the embedded model's own,
-:data:`workflow_scripts.llm.embedded.EMBEDDED_CHAT_TEMPLATES`), hands it to the server
-(:mod:`workflow_scripts.llm.chat_server` registers it as a llama-cpp-python chat format and starts
+:data:`workflow_scripts.llm.serving.embedded.EMBEDDED_CHAT_TEMPLATES`), hands it to the server
+(:mod:`workflow_scripts.llm.serving.chat_server` registers it as a llama-cpp-python chat format and starts
 the server with ``--chat_format``), and keeps its identity (:func:`template_identity`: name and
 SHA-256 of the template) in every cache key of the model, so answers asked under one prompt format
 are never replayed for another.
@@ -85,7 +85,7 @@ OWN = "gguf"
 llama-cpp-python uses when no chat format is named): its identity is the file's, already in the cache
 key through the weights' SHA-256. Only for models whose file carries one (SmolLM2); a file without
 one would fall back to Llama-2 silently, so the embedded models that may use it are listed
-(:data:`workflow_scripts.llm.embedded.EMBEDDED_CHAT_TEMPLATES`)."""
+(:data:`workflow_scripts.llm.serving.embedded.EMBEDDED_CHAT_TEMPLATES`)."""
 
 
 def chat_template(name: str) -> ChatTemplate:

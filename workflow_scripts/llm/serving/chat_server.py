@@ -1,7 +1,7 @@
-"""``python -m workflow_scripts.llm.chat_server --chat_template NAME [--library | --cold] [--all_logits] [--full_grammar] [--exit_with PID] <llama_cpp.server arguments>``.
+"""``python -m workflow_scripts.llm.serving.chat_server --chat_template NAME [--library | --cold] [--all_logits] [--full_grammar] [--exit_with PID] <llama_cpp.server arguments>``.
 
 llama-cpp-python's server with one of the product's chat templates
-(:mod:`workflow_scripts.llm.chat_templates`) registered as a chat format and chosen with
+(:mod:`workflow_scripts.llm.serving.chat_templates`) registered as a chat format and chosen with
 ``--chat_format``, so the server never falls back to a format of its own; with a prompt's prefix
 shared with the request before kept only up to a batch boundary (:func:`aligned_prefix_reuse`), so
 every answer is the one a cold evaluation gives, bit for bit (``--library`` keeps the library's own
@@ -10,11 +10,11 @@ prefix reuse, ``--cold`` evaluates every request from its first token: for the b
 that are read only (:func:`last_rows_only`; ``--all_logits`` keeps the library's evaluation of every
 position, to measure what that saves); and with a request's log-probabilities computed for its
 answer's positions only (:func:`logprobs_by_row`); and with the candidates an answer grammar can never
-accept dropped before llama.cpp's grammar sampler checks them (:mod:`workflow_scripts.llm.grammar_filter`,
+accept dropped before llama.cpp's grammar sampler checks them (:mod:`workflow_scripts.llm.serving.grammar_filter`,
 the same answers bit for bit; ``--full_grammar`` checks the whole vocabulary, to measure it); and with
 an answer its grammar allows to end no other way ended without evaluating its last token
 (:func:`end_at_complete_answer`), so a replicate of the same prompt evaluates nothing. Started by
-:func:`workflow_scripts.llm.embedded.embedded_server`.
+:func:`workflow_scripts.llm.serving.embedded.embedded_server`.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import sys
 import threading
 import time
 
-from workflow_scripts.llm import grammar_filter
-from workflow_scripts.llm.chat_templates import register
-from workflow_scripts.llm.parsing import grammar_literals
+from workflow_scripts.llm.serving import grammar_filter
+from workflow_scripts.llm.serving.chat_templates import register
+from workflow_scripts.llm.reading.parsing import grammar_literals
 
 
 def evaluate_cold() -> None:
@@ -167,7 +167,7 @@ def aligned_prefix_reuse(capacity: int = 16) -> None:
 
 def complete_answers(grammar: str) -> frozenset[bytes]:
     """The literals of an answer grammar of quoted alternatives (``root ::= "1" | "10"``,
-    :func:`workflow_scripts.llm.parsing.grammar_literals`) that no other literal extends, as UTF-8
+    :func:`workflow_scripts.llm.reading.parsing.grammar_literals`) that no other literal extends, as UTF-8
     bytes (``{b"10"}`` here): once an answer's text is one of them, the grammar allows only an
     end-of-generation token. Empty for any other grammar."""
     try:
@@ -334,11 +334,11 @@ ACTIVITY = Activity()
 def exit_with(pid: int, interval: float = 1.0, idle: float = 2.0, activity: Activity = ACTIVITY) -> threading.Thread:
     """Exit this process (status 0) once process ``pid`` has ended and no request has been in
     progress for ``idle`` s (checked every ``interval`` s): the run's server
-    (:mod:`workflow_scripts.llm.run_servers`) outlives the job that started it, not the run, and a
+    (:mod:`workflow_scripts.llm.serving.run_servers`) outlives the job that started it, not the run, and a
     job whose Snakemake was killed still gets the answers it was waiting for (it asks no more:
-    :mod:`workflow_scripts.llm.watchdog`). ``activity`` counts the requests
+    :mod:`workflow_scripts.llm.serving.watchdog`). ``activity`` counts the requests
     (``Llama.create_chat_completion``, wrapped by :func:`main`)."""
-    from workflow_scripts.llm.embedded import pid_alive
+    from workflow_scripts.llm.serving.embedded import pid_alive
 
     def watch():
         while pid_alive(pid):
@@ -356,7 +356,7 @@ def exit_with(pid: int, interval: float = 1.0, idle: float = 2.0, activity: Acti
 def main(argv: list[str]) -> None:
     """Register the template named after ``--chat_template`` and run llama-cpp-python's server with
     the other arguments and ``--chat_format`` of that template; without ``--chat_template`` (a served
-    model that names none) or with ``gguf`` (:data:`~workflow_scripts.llm.chat_templates.OWN`) the GGUF
+    model that names none) or with ``gguf`` (:data:`~workflow_scripts.llm.serving.chat_templates.OWN`) the GGUF
     file's own template formats the messages."""
     name, rest = None, list(argv)
     if "--chat_template" in argv[:-1]:

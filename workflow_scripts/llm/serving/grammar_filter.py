@@ -1,6 +1,6 @@
 """A pre-filter in front of llama.cpp's grammar sampler for the answer grammars the product sends
 (``root ::= "L" | "R"``, :func:`workflow_scripts.llm.spec.choice_grammar`), installed in the embedded
-server by :func:`install` (:mod:`workflow_scripts.llm.chat_server`).
+server by :func:`install` (:mod:`workflow_scripts.llm.serving.chat_server`).
 
 llama.cpp's grammar sampler checks every candidate of the vocabulary against the grammar at every
 answer position: 262,144 candidates for Gemma 3, about 80% of a sampled answer's time on this
@@ -19,12 +19,12 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from workflow_scripts.llm.parsing import grammar_literals
+from workflow_scripts.llm.reading.parsing import grammar_literals
 
 
 def literal_bytes(grammar: str) -> frozenset[int] | None:
     """The bytes of the UTF-8 text of every literal of ``grammar``, or None for a grammar that is
-    not one rule of quoted alternatives (:func:`workflow_scripts.llm.parsing.grammar_literals`)."""
+    not one rule of quoted alternatives (:func:`workflow_scripts.llm.reading.parsing.grammar_literals`)."""
     try:
         literals = grammar_literals(grammar)
     except ValueError:

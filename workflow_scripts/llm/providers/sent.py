@@ -10,7 +10,7 @@ checked (:func:`seed_sent`): a seed is sent when some field of the body whose na
 ``seed`` (``seed``, Mistral's ``random_seed``, Gemini's ``generationConfig.seed``) holds its value.
 A call whose body litellm did not report (a custom handler) is taken as sent as asked. The hook's
 time (:func:`sent_at`) is when the request leaves litellm for its HTTP client: the whole-call bound of
-:mod:`workflow_scripts.llm.provider` counts from there, so litellm's own first-call imports (seconds
+:mod:`workflow_scripts.llm.providers.provider` counts from there, so litellm's own first-call imports (seconds
 on a busy machine) are never taken for a slow provider.
 """
 

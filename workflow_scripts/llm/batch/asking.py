@@ -21,9 +21,9 @@ output read with ``litellm.file_content``, and its error file too (the failed li
 logged). Every call passes ``model=`` and the model's transport (:func:`batch_args`: litellm finds
 Gemini's and Mistral's batch configs by the model, and a keyless ``api_base`` is sent the same
 placeholder key as the synchronous path) and is bounded as a whole by ``timeout`` seconds; which
-providers are reached is :mod:`workflow_scripts.llm.batch_reach`'s table. A transient error of any
+providers are reached is :mod:`workflow_scripts.llm.batch.reach`'s table. A transient error of any
 call (a 429, 5xx, time-out, whatever class litellm lets through:
-:func:`~workflow_scripts.llm.provider_errors.is_transient`) is retried after a backoff; a poll
+:func:`~workflow_scripts.llm.providers.provider_errors.is_transient`) is retried after a backoff; a poll
 keeps polling. Each answered line (``response.status_code`` 200, no ``error``, no more choices than
 asked) is stored under its custom id (a line of ``n`` under its members' keys), the key a synchronous call would have used, in the entry a
 synchronous answer has (:meth:`LiteLLMModel.answers_of`, priced from its usage at the provider's
@@ -70,10 +70,10 @@ from types import SimpleNamespace
 from typing import Awaitable, Callable, Mapping
 
 from workflow_scripts.llm.base import ChoiceCountError, OneOfBatch, PermanentQueryError, Request
-from workflow_scripts.llm.batch_reach import batch_reach
-from workflow_scripts.llm.cache import ResponseCache, completion_of, find
+from workflow_scripts.llm.batch.reach import batch_reach
+from workflow_scripts.llm.cache.store import ResponseCache, completion_of, find
 from workflow_scripts.llm.grouping import DRAWS, BatchLine, CheckState, GroupAsker, batch_lines, with_call
-from workflow_scripts.llm.provider_errors import is_not_found, is_transient, retry_wait
+from workflow_scripts.llm.providers.provider_errors import is_not_found, is_transient, retry_wait
 from workflow_scripts.llm.spec import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -363,7 +363,7 @@ class Submission:
         output = batch.output_file_id or (batch.id if batch_reach(self.spec.litellm_model).results_by_batch_id else None)
         if not output:
             return 0
-        from workflow_scripts.llm.provider import LiteLLMModel
+        from workflow_scripts.llm.providers.provider import LiteLLMModel
 
         provider = LiteLLMModel(self.spec)
         answered = {line.get("custom_id"): self._answers(line, batch.id, provider)
@@ -396,7 +396,7 @@ class Submission:
         """The completions of one output line (one per request it answers), or None for a line left to
         the synchronous pass: a line with an ``error``, a status other than 200, or more choices than
         it asked (:class:`~workflow_scripts.llm.base.ChoiceCountError`); ``provider`` (a
-        :class:`~workflow_scripts.llm.provider.LiteLLMModel`) builds the entries, priced at the
+        :class:`~workflow_scripts.llm.providers.provider.LiteLLMModel`) builds the entries, priced at the
         batch price."""
         import litellm
 
@@ -452,7 +452,7 @@ class Submission:
 
     def _short(self, error: Exception) -> str:
         from workflow_scripts.config.redaction import scrub
-        from workflow_scripts.llm.provider import _short
+        from workflow_scripts.llm.providers.provider import _short
 
         return _short(scrub(str(error)))
 
@@ -472,9 +472,9 @@ class BatchGone(Exception):
 def batch_args(spec: ModelSpec) -> dict:
     """What every batch and files call of ``spec``'s model passes to litellm: ``model=`` (its litellm
     id: litellm finds Gemini's and Mistral's batch configs by it), ``custom_llm_provider`` and the
-    synchronous path's transport (:func:`workflow_scripts.llm.provider.transport`: timeout, no
+    synchronous path's transport (:func:`workflow_scripts.llm.providers.provider.transport`: timeout, no
     retries of litellm's own, ``api_base``, the key, or the placeholder key of a keyless server)."""
-    from workflow_scripts.llm.provider import transport
+    from workflow_scripts.llm.providers.provider import transport
 
     return {"model": spec.litellm_model, "custom_llm_provider": spec.litellm_model.partition("/")[0],
             **transport(spec)}
@@ -485,7 +485,7 @@ async def _bounded(call, seconds: float, field_name: str):
     try:
         return await asyncio.wait_for(call, seconds)
     except asyncio.TimeoutError:
-        from workflow_scripts.llm.provider_errors import CallTimeout
+        from workflow_scripts.llm.providers.provider_errors import CallTimeout
 
         raise CallTimeout(f"no complete answer within {field_name} ({seconds:g} s)") from None
 

@@ -1,7 +1,7 @@
 """What a provider's error means: retry it (and after how long), stop on it, or treat its object as gone.
 
-One reading for every path that calls a provider (a chat call, :mod:`workflow_scripts.llm.provider`;
-the batch API calls, :mod:`workflow_scripts.llm.batch`). litellm raises its own classes on the chat
+One reading for every path that calls a provider (a chat call, :mod:`workflow_scripts.llm.providers.provider`;
+the batch API calls, :mod:`workflow_scripts.llm.batch.asking`). litellm raises its own classes on the chat
 path, but its batch and files paths let the OpenAI client's classes (``openai.InternalServerError``),
 httpx's (``httpx.HTTPStatusError``) and its provider configs' (``BaseLLMException``: Gemini, Mistral,
 xAI) through, so an error is read by its HTTP status and the provider's error body, whatever its class:

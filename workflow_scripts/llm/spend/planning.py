@@ -4,7 +4,7 @@
 same elicitation, game and re-ask code as a real run, so the same requests in the same order).
 Each request's cache key is computed exactly as the layer computes it
 (:meth:`~workflow_scripts.llm.spec.ModelSpec.cache_key`) and looked up as the layer looks it up (its own key, then
-the keys of its adaptations: :func:`workflow_scripts.llm.cache.find`), without changing the cache:
+the keys of its adaptations: :func:`workflow_scripts.llm.cache.store.find`), without changing the cache:
 
 - found: its answer is returned as the cache would return it, so a game goes on as it went, a
   cached unreadable answer leads to the same re-ask, and nothing of it is counted as missing;
@@ -14,7 +14,7 @@ the keys of its adaptations: :func:`workflow_scripts.llm.cache.find`), without c
   first option) is returned so the job plays on: every game at full length, every seat, round
   and value question.
 
-Estimation methods are followed as the run follows them (:mod:`workflow_scripts.llm.estimation`):
+Estimation methods are followed as the run follows them (:mod:`workflow_scripts.llm.estimation.estimate`):
 replicates asked together go to the provider in calls of up to ``capabilities.n`` samples, so a
 call's prompt is counted once (``max_requests`` counts calls); a log-probability request that is
 missing is answered with log-probabilities that give every answer the same probability, so the
@@ -43,13 +43,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from workflow_scripts.llm.base import Completion, Request
-from workflow_scripts.llm.cache import ResponseCache, completion_of, find
+from workflow_scripts.llm.cache.store import ResponseCache, completion_of, find
 from workflow_scripts.llm.choice import PREVIOUS_ANSWER_CHARS, attempt_of, reask_messages
 from workflow_scripts.llm.grouping import DRAWS, SEPARATE, CheckState, grouping_mode
-from workflow_scripts.llm.pricing import tokens_cost
+from workflow_scripts.llm.providers.pricing import tokens_cost
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate
-from workflow_scripts.llm.tokens import prompt_tokens, text_tokens
+from workflow_scripts.llm.providers.tokens import prompt_tokens, text_tokens
 
 CHARS_PER_TOKEN = 4
 """Characters of an unreadable answer per answer token, for the quote a re-ask carries (English text)."""

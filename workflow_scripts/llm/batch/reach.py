@@ -31,7 +31,7 @@ documentation:
   the model.
 
 Every other provider litellm knows is refused as not reached (``together_ai``, ...). litellm's own
-retries are off on every batch call, as on the chat path (:func:`workflow_scripts.llm.provider.transport`).
+retries are off on every batch call, as on the chat path (:func:`workflow_scripts.llm.providers.provider.transport`).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from workflow_scripts.llm.litellm_facts import model_info
+from workflow_scripts.llm.providers.litellm_facts import model_info
 
 UNKNOWN = "unknown"
 

@@ -4,13 +4,13 @@
 model's questions ask for log-probabilities (``estimation: logprobs``, or ``auto`` where the
 provider returns them; :attr:`~workflow_scripts.llm.spec.ModelSpec.wants_logprobs`) it makes one
 request, and the answer position's log-probabilities give every answer's probability at the
-request's temperature (:mod:`workflow_scripts.llm.logprobs`). Where they cannot (dropped by the
+request's temperature (:mod:`workflow_scripts.llm.estimation.logprobs`). Where they cannot (dropped by the
 provider, answers missing from the top list, too much mass outside the answers), that question
 falls back to ``samples`` sampled answers and the estimate records why; a request that got no
 answer at all (a provider failure) does not fall back: it stays failed, and a rerun asks it again.
 Otherwise the question is asked ``samples`` times (in calls of up to ``capabilities.n`` samples),
 or, with a sequential design, in rounds until its reading is settled, ``samples`` at most
-(:mod:`workflow_scripts.llm.sequential`; also for a fallback).
+(:mod:`workflow_scripts.llm.estimation.sequential`; also for a fallback).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Sequence
 
 from workflow_scripts.llm.base import LanguageModel
 from workflow_scripts.llm.choice import FAILED, Answer, ask_choice, ask_choices
-from workflow_scripts.llm.sequential import Sequential, ask_sequential
+from workflow_scripts.llm.estimation.sequential import Sequential, ask_sequential
 from workflow_scripts.llm.spec import LOGPROBS, SAMPLE
 from workflow_scripts.llm.templates import PromptTemplate
 

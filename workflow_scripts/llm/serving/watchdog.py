@@ -5,7 +5,7 @@ between them). Killing only the Snakemake process (``kill -9 <pid>``) leaves its
 and a user who then follows the advice to ``--unlock`` and rerun gets a second run asking the same
 requests while the orphans still ask theirs. So every query job watches the nearest ancestor
 that is a Snakemake process: a daemon thread checks it every ``interval`` seconds, and once it is
-gone (or a zombie) the provider makes no further call (:class:`~workflow_scripts.llm.provider.LiteLLMModel`
+gone (or a zombie) the provider makes no further call (:class:`~workflow_scripts.llm.providers.provider.LiteLLMModel`
 checks before each attempt, retries included). Calls in flight finish and are cached; the job then
 ends listing what it did not ask.
 
@@ -18,7 +18,7 @@ A signal sent to the Snakemake process alone (``kill -INT <pid>``, ``kill <pid>`
 SIGTERM) does not reach its jobs: Snakemake's local executor waits for the running jobs, which
 would keep asking (and paying) to the end. So in a local run (``onstart`` in ``rules/common.smk``)
 :func:`stop_jobs_on_signals` makes SIGINT and SIGTERM first write the run's stop mark
-(:func:`stop_mark`, in the run's directory of :mod:`workflow_scripts.llm.run_servers`), then do what
+(:func:`stop_mark`, in the run's directory of :mod:`workflow_scripts.llm.serving.run_servers`), then do what
 they did before (Snakemake's own handling); :class:`ParentWatch` sees the mark within a second and
 the job stops as above. Ctrl-C in a terminal reaches the jobs as well (the whole foreground process
 group): they stop at once.

@@ -25,7 +25,7 @@ from typing import Callable, Mapping, Sequence
 
 from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request
-from workflow_scripts.llm.parsing import VALID, parse_answer, question_text
+from workflow_scripts.llm.reading.parsing import VALID, parse_answer, question_text
 
 log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_S = 5.0

@@ -8,10 +8,10 @@ context exits, on errors, on SIGTERM and (through ``PR_SET_PDEATHSIG``) when its
 
 The server formats conversations with the chat template the model entry names (``chat_template``,
 default :data:`EMBEDDED_CHAT_TEMPLATES`; the GGUF carries none, and llama-cpp-python's silent
-fallback is Llama-2's ``[INST]``): it is started through :mod:`workflow_scripts.llm.chat_server`.
+fallback is Llama-2's ``[INST]``): it is started through :mod:`workflow_scripts.llm.serving.chat_server`.
 
 The cache identity of the embedded model is the GGUF file's SHA-256 and the chat template's
-(:func:`workflow_scripts.llm.chat_templates.template_identity`), never the port.
+(:func:`workflow_scripts.llm.serving.chat_templates.template_identity`), never the port.
 
 **Prefix reuse on batch boundaries, for reproducible answers**. llama-cpp-python (0.3.36,
 ``Llama.generate``) reuses the KV cache of the longest prefix the new prompt shares with the one
@@ -19,7 +19,7 @@ evaluated before, and evaluates only the rest. The prefix's keys and values then
 evaluation in other batches than a fresh one's, so the logits differ in their last bits and a seeded
 draw near a boundary can change: the same request with the same seed gave another answer depending
 on what the server had answered just before (a cold rerun of the collective-risk games differed from
-round 3 on). The server's launcher (:mod:`workflow_scripts.llm.chat_server`) keeps the shared prefix
+round 3 on). The server's launcher (:mod:`workflow_scripts.llm.serving.chat_server`) keeps the shared prefix
 only up to a multiple of the batch size :data:`N_BATCH` and evaluates the rest in the batches a
 fresh evaluation uses, so every position is computed by the same batch over the same keys and
 values as in a fresh server: the answer depends only on the request, and most of a job's prompt
@@ -168,7 +168,7 @@ def die_with_parent() -> None:
 
 REUSE_PREFIX = None
 """None: the server keeps a prompt's shared prefix up to a batch boundary only, so every answer is
-the cold one bit for bit (module docstring; :func:`workflow_scripts.llm.chat_server.aligned_prefix_reuse`).
+the cold one bit for bit (module docstring; :func:`workflow_scripts.llm.serving.chat_server.aligned_prefix_reuse`).
 ``"library"``: llama-cpp-python's own prefix reuse; ``"cold"``: every request evaluated from its
 first token. Only ``benchmarks/embedded_prefix_reuse.py`` sets them, to measure what each saves and
 changes, and the tests of a sampling distribution from hundreds of draws of one prompt
@@ -176,14 +176,14 @@ changes, and the tests of a sampling distribution from hundreds of draws of one 
 
 FULL_GRAMMAR = False
 """True: the server checks every token of the vocabulary against an answer grammar (llama.cpp's own
-sampler alone), not only those :mod:`workflow_scripts.llm.grammar_filter` leaves; the answers are the
+sampler alone), not only those :mod:`workflow_scripts.llm.serving.grammar_filter` leaves; the answers are the
 same. Only ``benchmarks/grammar_filter.py`` sets it."""
 
 N_BATCH = 32
 """llama.cpp's batch size (``--n_batch`` and ``--n_ubatch``) on the embedded server. It shapes the
 answers' last bits (a position's logits depend on the batches that computed it), so it is part of the
 embedded model's cache identity (:func:`evaluation_identity`), and it is the granularity of prefix
-reuse (:func:`workflow_scripts.llm.chat_server.aligned_prefix`): measured with
+reuse (:func:`workflow_scripts.llm.serving.chat_server.aligned_prefix`): measured with
 ``benchmarks/embedded_prefix_reuse.py``, 32 evaluated a job's prompts fastest of 16, 32, 64, 128 and a cold
 evaluation no slower than the library's 512 (README "Reproducible answers on the embedded model")."""
 
@@ -196,7 +196,7 @@ def evaluation_identity() -> str:
 
 def _server_command(model: Path, port: int, n_ctx: int, threads: int, chat_template: str) -> list[str]:
     return [
-        sys.executable, "-m", "workflow_scripts.llm.chat_server", "--chat_template", chat_template,
+        sys.executable, "-m", "workflow_scripts.llm.serving.chat_server", "--chat_template", chat_template,
         *([f"--{REUSE_PREFIX}"] if REUSE_PREFIX else []), *(["--full_grammar"] if FULL_GRAMMAR else []),
         "--model", str(model),
         "--n_batch", str(N_BATCH), "--n_ubatch", str(N_BATCH),
@@ -255,7 +255,7 @@ SIGILL_HINT = (
 @dataclass(frozen=True)
 class Served:
     """A running server: its OpenAI-compatible base URL and its process (None for the server of the
-    run, :mod:`workflow_scripts.llm.run_servers`, which Snakemake's main process started: then its
+    run, :mod:`workflow_scripts.llm.serving.run_servers`, which Snakemake's main process started: then its
     ``pid``)."""
 
     base: str
@@ -293,7 +293,7 @@ def embedded_server(
     Args:
         model: GGUF file.
         chat_template: name of the chat template the server formats messages with
-            (:data:`workflow_scripts.llm.chat_templates.CHAT_TEMPLATES`).
+            (:data:`workflow_scripts.llm.serving.chat_templates.CHAT_TEMPLATES`).
         log_file: where the server's output goes.
         n_ctx: context window in tokens; threads: CPU threads for llama.cpp.
         timeout: seconds to wait for ``GET /v1/models`` to answer 200.
@@ -319,7 +319,7 @@ def spawn(model: Path, log_file: Path, n_ctx: int, threads: int, chat_template: 
     """Start the server of ``model`` on a free port of 127.0.0.1 (its output appended to
     ``log_file``), without waiting for it. It gets SIGTERM when the thread that started it ends, or,
     with ``exit_with``, runs in a session of its own and exits when process ``exit_with`` does
-    (``chat_server --exit_with``: the run's server, :mod:`workflow_scripts.llm.run_servers`).
+    (``chat_server --exit_with``: the run's server, :mod:`workflow_scripts.llm.serving.run_servers`).
 
     Returns:
         (the server's process, its base URL ``http://127.0.0.1:<port>/v1``).
@@ -347,7 +347,7 @@ def pid_alive(pid: int) -> bool:
 
 
 def attach(base: str, pid: int, log_file: Path, timeout: float = 180) -> Served | None:
-    """The server another process started (the run's, :mod:`workflow_scripts.llm.run_servers`) once
+    """The server another process started (the run's, :mod:`workflow_scripts.llm.serving.run_servers`) once
     ``GET /v1/models`` answers 200, or None if it exits or does not answer within ``timeout`` s."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and pid_alive(pid):
