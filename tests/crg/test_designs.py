@@ -277,7 +277,9 @@ def test_conditions_are_checked_against_the_configured_game():
         (lambda c: c["designs"]["scripted"]["conditions"]["always_4"].update(partner="always_4"),
          r"partner: 'always_4' gives 4, not an action of the game; use one of always_0, always_1, always_2, always_3"),
         (lambda c: c["designs"]["controls"]["conditions"]["questions"].update(question_rounds=[11]),
-         r"question_rounds: use rounds between 1 and 10 \(crg.game.rounds\)"),
+         r"conditions.questions.question_rounds: use rounds between 1 and 10 \(crg.game.rounds\)"),
+        (lambda c: c.update(question_rounds=[1, 11]),
+         r"^crg.question_rounds: use rounds between 1 and 10 \(crg.game.rounds\)"),
         (lambda c: c["analysis"].update(population_sizes=[3]),
          r"crg.analysis.population_sizes: use sizes of at least one table \(4\)"),
     ):

@@ -67,17 +67,20 @@ def parse_condition(design: str, name: str, raw: Mapping, settings: Mapping, rul
         partner=raw.get("partner"),
         focal_seats=tuple(int(k) for k in raw.get("focal_seats") or ()),
     )
-    _check_condition(design, condition, where, rules)
+    rounds_field = f"{where}.question_rounds" if "question_rounds" in raw else "crg.question_rounds"
+    _check_condition(design, condition, where, rules, rounds_field)
     return condition
 
 
-def _check_condition(design: str, condition: Condition, where: str, rules: Rules) -> None:
+def _check_condition(design: str, condition: Condition, where: str, rules: Rules, rounds_field: str) -> None:
+    """Refuse a condition whose fields do not fit the game; ``rounds_field`` names where its question
+    rounds were set (the condition's own field, or the default ``crg.question_rounds``)."""
     require(condition.games >= 1, f"{where}.games", "use 1 or more games per cell")
     for question in condition.questions:
         _check_known(value_question, question, f"{where}.questions")
     require(
         all(1 <= r <= rules.n_rounds for r in condition.question_rounds),
-        f"{where}.question_rounds", f"use rounds between 1 and {rules.n_rounds} (crg.game.rounds)",
+        rounds_field, f"use rounds between 1 and {rules.n_rounds} (crg.game.rounds)",
     )
     require((design == "scripted") == (condition.partner is not None), f"{where}.partner",
              "set 'partner' (a scripted rule) in design 'scripted' and only there")
