@@ -176,3 +176,23 @@ def test_each_entry_changes_the_reading(name, index, text, options, with_entry, 
     read = _status if name == "REFUSAL_PHRASES" else _reading
     assert read(text, options) == with_entry, text
     assert read(stripped, options) == without_entry, stripped
+
+
+@pytest.mark.parametrize("name, index, text, options, with_entry, without_entry", list(_rows()))
+def test_words_joined_by_underscores_read_as_words(name, index, text, options, with_entry, without_entry):
+    """Underscores between words are spaces to a reader: every example reads the same with its words
+    joined by ``_`` (``You_should_respond_with_an_action._For_example:{"action":"L"}`` is an echo)."""
+    joined = re.sub(r"(?<=\w) (?=\w)", "_", text)
+    assert joined != text or " " not in text
+    read = _status if name == "REFUSAL_PHRASES" else _reading
+    assert read(joined, options) == with_entry, joined
+
+
+@pytest.mark.parametrize("text, options, reading", [
+    ('You_should_respond_with_an_action._For_example:{"action":"L"}', LR, None),
+    ("my_final_answer:_R", LR, "R"),
+    ("I_choose_costly_dish", ("costly_dish", "cheap_dish"), "costly_dish"),
+    ("_R_", LR, "R"),  # Markdown emphasis, not a joint
+])
+def test_underscore_joints_and_emphasis(text, options, reading):
+    assert _reading(text, options) == reading

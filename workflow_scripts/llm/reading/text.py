@@ -89,15 +89,22 @@ def answer_part(text: str) -> str | None:
     return _TRAILING_MARKERS.sub("", body)
 
 
+# Underscores between letters or digits: a separator a reader reads as a space (``You_should_respond``,
+# ``my_choice``, ``costly_dish``); one at a word's edge (Markdown's ``_L_``) is left to the Markdown rules.
+_JOINING_UNDERSCORES = re.compile(r"(?<=[^\W_])_+(?=[^\W_])")
+
+
 def plain(text: str) -> str:
     """``text`` in the characters a reader sees: invisible characters removed, NFKC-folded.
 
     Full-width letters and digits become ASCII (``Ｌ`` → ``L``), no-break and other spaces become
     spaces (Unicode TR 15, compatibility decomposition), hyphen look-alikes become ``-`` and curly
-    quotes straight ones; variation selectors and direction marks are dropped. Options are folded
-    the same way (:mod:`workflow_scripts.llm.reading.options`), so both compare as a reader sees them.
+    quotes straight ones, underscores joining words become spaces (as many, so spans keep their
+    places); variation selectors and direction marks are dropped. Options are folded the same way
+    (:mod:`workflow_scripts.llm.reading.options`), so both compare as a reader sees them.
     """
-    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_LOOKALIKES)
+    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_LOOKALIKES)
+    return _JOINING_UNDERSCORES.sub(lambda m: " " * len(m.group(0)), folded)
 
 
 _MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]<>#+\-.!|])")
