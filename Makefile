@@ -2,7 +2,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-CORES  ?= 8
+# every core of the machine (snakemake --cores all); `make run CORES=2` to limit
+CORES  ?= all
 
 .PHONY: setup run test bench docs clean-results
 

@@ -103,6 +103,14 @@ def test_the_rerun_from_the_cache_calls_no_player(first_run):
     assert ipd["calls"].sum() == crg["calls"].sum() == 0 and ipd["cache_hits"].sum() > 0
 
 
+def test_the_first_plan_costs_what_the_tutorial_says(first_run):
+    """The scripted players are priced at 0 in the overlay: the plan's cost is $0.00 (their answers have
+    no length limit, but free tokens cost nothing at any count), not unknown."""
+    _, results = first_run
+    plan = results[0].stdout + results[0].stderr
+    assert "at most $0.00;" in plan and "price unknown" not in plan
+
+
 def test_every_output_the_first_run_tutorial_names_exists(first_run):
     root, _ = first_run
     named = set(re.findall(r"`(results/[^`<>{}*| ]+\.(?:csv|md|png|pdf|parquet|html))`",

@@ -11,6 +11,7 @@ import pytest
 from snakemake.common import configfile
 from snakemake_interface_common.exceptions import WorkflowError
 
+from tests.conftest import REPO
 from workflow_scripts.config import snakemake_hook
 
 
@@ -42,9 +43,21 @@ def test_good_files_load_as_snakemake_loads_them(patched, tmp_path):
     assert patched.load_configfile(tmp_path / "overlay.yaml") == {"ipd": {"samples": 3}}
 
 
-def test_a_missing_file_fails_as_snakemake_fails(patched, tmp_path):
-    with pytest.raises(FileNotFoundError):  # Snakemake 9.27.1 opens the file outside its try
-        patched.load_configfile(str(tmp_path / "nowhere.yaml"))
+def test_a_missing_file_is_named_with_the_likely_cause(patched, tmp_path):
+    """Snakemake 9.27.1 opens the file outside its try (a bare FileNotFoundError traceback); the hook
+    names the file and the usual cause: a target after --configfile, read as one more file."""
+    with pytest.raises(WorkflowError, match=r"'results/plan.csv' does not exist .* put targets before --configfile"):
+        patched.load_configfile("results/plan.csv")
+
+
+def test_a_target_after_configfile_is_refused_in_one_message(tmp_path):
+    """Through Snakemake's command line: one message, no traceback."""
+    done = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile",
+                           "config/test/scripted.yaml", "results/no_such_target.csv"],
+                          capture_output=True, text=True, cwd=REPO)
+    assert done.returncode != 0
+    output = done.stdout + done.stderr
+    assert "'results/no_such_target.csv' does not exist" in output and "Traceback" not in output
 
 
 def test_the_pth_line_activates_the_hook_in_a_fresh_interpreter(tmp_path):

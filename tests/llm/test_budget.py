@@ -145,3 +145,17 @@ def test_a_model_that_has_spent_exactly_its_cap_makes_no_further_call(tmp_path, 
     assert all(c.not_asked for c in completions["m"][2:])
     assert sum(o["outcome"] == "answered" for o in stub.outcomes()) == 2
     assert SpendLedger(tmp_path / "cache").spent() == (0.03125, {"m": 0.03125})
+
+
+@pytest.mark.parametrize("prices, prompt, answer, cost", [
+    ((2e-6, 8e-6), 1000, 10, 1000 * 2e-6 + 10 * 8e-6),  # by hand: 0.002 + 0.00008
+    ((0.0, 0.0), 1000, None, 0.0),    # free answers of unknown length cost nothing
+    ((2e-6, 0.0), 1000, None, 0.002),  # the answer tokens are free: the prompt's price alone
+    ((2e-6, 8e-6), 1000, None, None),  # a priced answer of unknown length: unknown, never 0
+    ((0.0, 8e-6), None, 10, 0.00008),
+    (None, 1000, 10, None),             # no price: unknown
+])
+def test_a_plan_cost_is_known_where_every_unknown_count_is_free(prices, prompt, answer, cost):
+    from workflow_scripts.llm.providers.pricing import tokens_cost
+
+    assert tokens_cost(prices, prompt, answer) == (pytest.approx(cost) if cost is not None else None)

@@ -7,7 +7,8 @@ neither file nor line. No workflow code runs that early, so this hook is importe
 start by ``llm_dilemmas_config.pth``, which ``make setup`` writes into the environment's
 site-packages (``python -m workflow_scripts.config.snakemake_hook install``). It does nothing until
 ``snakemake.common.configfile`` is imported (only Snakemake imports it), then wraps that module's
-loader: a config file Snakemake cannot load is read by :func:`workflow_scripts.config.files.file_problems`,
+loader: a config file that does not exist is named with the likely cause (a target written after
+``--configfile``); a config file Snakemake cannot load is read by :func:`workflow_scripts.config.files.file_problems`,
 and the error names the file, line and column and the fix (keys withheld:
 :mod:`workflow_scripts.config.redaction`). Files Snakemake loads are untouched; the base config's
 problems and keys given twice in any file are still found by rules/config_files.smk.
@@ -54,6 +55,8 @@ def patch(module) -> None:
     def load_configfile(configpath_or_obj, filetype="Config"):
         try:
             return load(configpath_or_obj, filetype)
+        except FileNotFoundError:
+            raise module.WorkflowError(missing(configpath_or_obj, filetype)) from None
         except module.WorkflowError:
             message = located(configpath_or_obj, filetype)
             if message is None:
@@ -61,6 +64,14 @@ def patch(module) -> None:
             raise module.WorkflowError(message) from None
 
     module._load_configfile = load_configfile
+
+
+def missing(path, filetype: str = "Config") -> str:
+    """What to do about a config file that does not exist: most often a target written after
+    ``--configfile``, which takes every word after it as a file."""
+    return (f"{filetype} file {str(path)!r} does not exist (nothing was run). --configfile reads every word "
+            "after it as a config file: if this is a target, put targets before --configfile "
+            "(snakemake results/plan.csv --configfile overlay.yaml) or end the files with --")
 
 
 def located(path, filetype: str = "Config") -> str | None:

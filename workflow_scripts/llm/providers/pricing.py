@@ -66,10 +66,17 @@ def batch_token_prices(litellm_model: str, pricing: Mapping | None = None) -> tu
 
 
 def tokens_cost(prices: tuple[float, float] | None, prompt_tokens: int | None, answer_tokens: int | None) -> float | None:
-    """USD for the given tokens at ``prices``; None if the price or a token count is unknown."""
-    if prices is None or prompt_tokens is None or answer_tokens is None:
+    """USD for the given tokens at ``prices`` (USD per prompt token, per answer token).
+
+    A token count may be unknown (None: free text without a limit) where its price is 0: any number
+    of free tokens costs nothing. None if the price is unknown, or a count whose price is not 0.
+    """
+    if prices is None:
         return None
-    return prompt_tokens * prices[0] + answer_tokens * prices[1]
+    parts = list(zip((prompt_tokens, answer_tokens), prices))
+    if any(count is None and price != 0 for count, price in parts):
+        return None
+    return float(sum(count * price for count, price in parts if count is not None))
 
 
 def cached_input_price(litellm_model: str, batch: bool = False) -> float | None:
