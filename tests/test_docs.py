@@ -29,6 +29,7 @@ from snakemake.utils import update_config
 from tests.conftest import REPO
 from workflow_scripts.config.schema import validated
 from workflow_scripts.errors import ConfigError
+from workflow_scripts.workflow.checks import selection
 
 sys.path.insert(0, str(REPO / "docs" / "hooks"))
 import config_reference  # noqa: E402  (docs/hooks/config_reference.py, the MkDocs hook)
@@ -122,6 +123,31 @@ def test_the_pages_show_configurations_at_all():
 @pytest.mark.parametrize("page, text", config_blocks(), ids=lambda v: v if v.endswith(".md") else "")
 def test_every_configuration_a_page_shows_is_valid(page, text):
     overlaid(text)
+
+
+def adds_a_model(text: str) -> bool:
+    """A block that adds an enabled model of its own (not one of config/config.yaml's)."""
+    listed = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["models"]
+    models = (yaml.safe_load(text) or {}).get("models") or {}
+    return any(name not in listed and (entry or {}).get("enabled") for name, entry in models.items())
+
+
+@pytest.mark.parametrize("page, text", [(p, t) for p, t in config_blocks() if adds_a_model(t)],
+                         ids=lambda v: v if v.endswith(".md") else "")
+def test_a_page_that_adds_a_model_runs_only_the_models_it_names(page, text):
+    """Laid over config/config.yaml (and the paper overlay the page's commands use) after the page's
+    earlier blocks, as a reader builds their file, an entry a reader copies asks no model the page does
+    not show: the default run's models are switched off."""
+    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    for overlay in re.findall(r"--configfile (config/paper_\w+\.yaml)", (REPO / page).read_text())[:1]:
+        update_config(base, yaml.safe_load((REPO / overlay).read_text()))
+    blocks = [t for p, t in config_blocks() if p == page]
+    shown = set()
+    for block in blocks[:blocks.index(text) + 1]:
+        update_config(base, yaml.safe_load(block))
+        shown |= set((yaml.safe_load(block) or {}).get("models") or {})
+    selected, _ = selection(validated(base))
+    assert set(selected) <= shown, (page, selected)
 
 
 def test_a_configuration_with_a_wrong_field_is_refused():
