@@ -205,12 +205,13 @@ class Handler(BaseHTTPRequestHandler):
         options = {**options, **self.stub.faults}
         prompt = user_text(messages)
         n = 1 if options.get("no_n") else int(body.get("n") or 1)
-        self._held = []  # a fault's reply goes out after its outcome is logged: a client never sees it first
+        self._held, self._hang = [], 0.0  # a fault's reply goes out after its outcome is logged: a client never sees it first
         outcome = (self._fault(options, prompt, model, (model, body.get("seed"), digest(messages)))
                    or self._rejected(options, body))
         held, self._held = self._held, None
         served = "batch:" if self.headers.get("x-stub-batch") else ""  # a line of a batch (tests/batch_stub.py)
         self.stub.record(model, served + (outcome or "answered"), body, n)
+        time.sleep(self._hang)  # a time-out is logged before it hangs: a run that ends meanwhile still sees it
         for reply in held:
             self._send(*reply)
         if outcome:
@@ -268,7 +269,7 @@ class Handler(BaseHTTPRequestHandler):
         forced = "fail_first" in options and self.stub.attempt(request) <= int(options["fail_first"])
         kind = self.stub.transient(float(options.get("fail", 0)), forced)
         if kind == "timeout":
-            time.sleep(float(options.get("hang", 3)))
+            self._hang = float(options.get("hang", 3))
             return self._error(504, None, "late", "timeout")
         if kind is not None:
             headers = {"Retry-After": str(options.get("retry_after", 0.1))} if kind == "429" else {}
