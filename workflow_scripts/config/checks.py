@@ -1,7 +1,7 @@
 """Config checks beyond the JSON schema that need no study, and readable schema errors.
 
-The checks of each study's own sections are in its ``design`` package (:mod:`workflow_scripts.ipd.design.checks`,
-:mod:`workflow_scripts.crg.design.checks`), and a model entry's own checks in the LLM layer
+The checks of each study's own sections are in the study's package (:mod:`workflow_scripts.ipd.design.checks`;
+:mod:`workflow_scripts.crg.query.checks`, which renders the templates), and a model entry's own checks in the LLM layer
 (:func:`workflow_scripts.llm.spec.model_spec_problems`: the config imports no LLM module);
 :mod:`workflow_scripts.workflow.checks` puts them together for rules/common.smk.
 """

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from workflow_scripts.config.checks import (extraction_problems, key_name_problems, names, parameter_key_problems,
                                             study_models)
-from workflow_scripts.crg.design.checks import crg_template_problems
+from workflow_scripts.crg.query.checks import crg_template_problems
 from workflow_scripts.crg.design.jobs import planned_jobs
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.ipd.design.checks import estimation_problems, payoff_problems
