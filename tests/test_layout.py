@@ -2,15 +2,20 @@
 
 Every ``import`` and ``from ... import`` of ``workflow_scripts`` is read with :mod:`ast`, those
 inside functions and under ``TYPE_CHECKING`` included, so no arrow can hide. Packages stand in
-four layers, and an import may only point to its own layer or one below:
+five layers, and an import may only point to its own layer or one below:
 
 1. pure libraries: ``gametheory`` (exact game theory of both dilemmas) and ``evolution``
    (fixation probabilities, stationary distribution, Fermi process): each imports only itself;
-2. the floor: ``errors``, ``config``, ``llm``, ``stats``, ``figure_style``, ``plotting``, ``markdown``, ``reporting``,
-   ``players`` (the scripted players of both studies);
-3. the studies: ``ipd`` and ``crg``, neither importing the other;
-4. the workflow: ``workflow`` (what spans both studies: config checks, selection, providers),
+2. the floor that knows no model: ``errors``, ``config``, ``stats``, ``figure_style``, ``plotting``,
+   ``reporting`` (the config never imports the LLM layer, which reads it);
+3. the LLM layer ``llm`` and ``players`` (the scripted players of both studies, litellm handlers);
+4. the studies: ``ipd`` and ``crg``, neither importing the other;
+5. the workflow: ``workflow`` (what spans both studies: config checks, selection, providers),
    ``tools`` (command-line tools) and ``scripts`` (the rules' scripts).
+
+Inside each study, modules stand in its stages, in the same order in both (:data:`STAGES`): design,
+query, analysis, tables, figures. A stage imports only itself and the stages before it; the modules
+directly in the study's package stand above all its stages.
 
 And no module imports itself back through others (no import cycle).
 
@@ -33,12 +38,15 @@ from tests.conftest import REPO
 PACKAGE = "workflow_scripts"
 LAYERS = {
     "gametheory": 1, "evolution": 1,
-    "errors": 2, "config": 2, "llm": 2, "stats": 2, "figure_style": 2, "plotting": 2, "markdown": 2, "reporting": 2, "players": 2,
-    "ipd": 3, "crg": 3,
-    "workflow": 4, "tools": 4, "scripts": 4,
+    "errors": 2, "config": 2, "stats": 2, "figure_style": 2, "plotting": 2, "reporting": 2,
+    "llm": 3, "players": 3,
+    "ipd": 4, "crg": 4,
+    "workflow": 5, "tools": 5, "scripts": 5,
 }
 STUDIES = ("ipd", "crg")
 PURE = ("gametheory", "evolution")
+#: The stages of each study, in the order they may import: a stage imports only itself and those before it.
+STAGES = ("design", "query", "analysis", "tables", "figures")
 
 
 def modules() -> dict[str, Path]:
@@ -79,13 +87,39 @@ def top(name: str) -> str:
 
 
 def graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports, for every module of the package but its ``__init__``."""
     known = modules()
     return {name: imports(name, path, known) for name, path in known.items() if name != PACKAGE}
 
 
+def back_up(edges: dict[str, set[str]], rank) -> list[tuple[str, str]]:
+    """Each import ``(a, b)`` of ``edges`` that points back up: ``rank(b) > rank(a)``; a module whose
+    ``rank`` is None is left out of the comparison."""
+    return sorted((a, b) for a, targets in edges.items() for b in targets
+                  if rank(a) is not None and rank(b) is not None and rank(b) > rank(a))
+
+
+def layer(name: str) -> int:
+    """The layer of a module (:data:`LAYERS`): 3 for ``workflow_scripts.llm.spec``."""
+    return LAYERS[top(name)]
+
+
+def stage(name: str) -> int | None:
+    """The place of a study's module among its stages: the index in :data:`STAGES` of its stage
+    (1 for ``workflow_scripts.ipd.query.play``), ``len(STAGES)`` for a module directly in the study's
+    package (above every stage), None outside the studies."""
+    parts = name.split(".")
+    if parts[1] not in STUDIES:
+        return None
+    return STAGES.index(parts[2]) if len(parts) > 3 else len(STAGES)
+
+
 def test_every_module_belongs_to_a_layer():
-    """A new top-level module or package is placed in a layer (and in the README) before it is used."""
-    assert sorted({top(name) for name in graph()} - set(LAYERS)) == []
+    """A new top-level module or package is placed in a layer (and in the README) before it is used,
+    and every layer entry is a module (no stale rule)."""
+    tops = {top(name) for name in graph()}
+    assert sorted(tops - set(LAYERS)) == []
+    assert sorted(set(LAYERS) - tops) == []
 
 
 def test_no_study_imports_the_other():
@@ -98,8 +132,63 @@ def test_no_study_imports_the_other():
 def test_no_arrow_points_back_up():
     """Each import points to its own layer or one below: the floor never imports a study, the pure
     libraries import nothing of the layer above them."""
-    upward = [(a, b) for a, targets in graph().items() for b in targets if LAYERS[top(b)] > LAYERS[top(a)]]
-    assert upward == []
+    assert back_up(graph(), layer) == []
+
+
+def test_the_config_imports_no_llm_module():
+    """The LLM layer reads the config (a model entry's schema defaults), so the config checks a model
+    entry only through it (:func:`workflow_scripts.llm.spec.model_spec_problems`), never imports it."""
+    assert LAYERS["config"] < LAYERS["llm"]
+    reaching = [(a, b) for a, targets in graph().items() for b in targets if top(a) == "config" and top(b) == "llm"]
+    assert reaching == []
+
+
+def test_both_studies_have_the_same_stages():
+    """Each study's packages are exactly the stages of :data:`STAGES`, the same in both (a reader who
+    knows where a step of one study is finds it in the other)."""
+    packages = {study: sorted(path.parent.name for path in (REPO / PACKAGE / study).glob("*/__init__.py"))
+                for study in STUDIES}
+    assert packages == {study: sorted(STAGES) for study in STUDIES}
+
+
+def test_no_stage_imports_a_later_one():
+    """Inside a study, each import points to its own stage or an earlier one (design, query, analysis,
+    tables, figures): the design asks nothing of the query, an analysis reads no table; only the
+    modules directly in the study's package may import every stage."""
+    within = {a: {b for b in targets if top(b) == top(a)} for a, targets in graph().items() if top(a) in STUDIES}
+    assert back_up(within, stage) == []
+
+
+def test_the_checks_report_an_arrow_back_up():
+    """The checks above are not vacuous: on a small hand-made graph they report exactly its arrows back
+    up (a design module importing the query, a stage importing its study's top, the config importing
+    the LLM layer) and nothing else; the real graph has the arrows they compare."""
+    edges = {
+        "workflow_scripts.ipd.design.a": {"workflow_scripts.ipd.query.b", "workflow_scripts.ipd.design.c",
+                                          "workflow_scripts.gametheory.memory"},
+        "workflow_scripts.ipd.figures.d": {"workflow_scripts.ipd.design.a", "workflow_scripts.ipd"},
+        "workflow_scripts.ipd": {"workflow_scripts.ipd.figures.d"},
+        "workflow_scripts.config.x": {"workflow_scripts.llm.y", "workflow_scripts.errors"},
+        "workflow_scripts.llm.y": {"workflow_scripts.config.x"},
+    }
+    assert back_up(edges, stage) == [("workflow_scripts.ipd.design.a", "workflow_scripts.ipd.query.b"),
+                                     ("workflow_scripts.ipd.figures.d", "workflow_scripts.ipd")]
+    assert back_up(edges, layer) == [("workflow_scripts.config.x", "workflow_scripts.llm.y")]
+    assert cycles(edges) == [["workflow_scripts.config.x", "workflow_scripts.llm.y", "workflow_scripts.config.x"],
+                             ["workflow_scripts.ipd", "workflow_scripts.ipd.figures.d", "workflow_scripts.ipd"]]
+    real = graph()
+    assert len(real) > 100
+    assert {stage(b) for a, targets in real.items() for b in targets if top(a) in STUDIES and top(b) == top(a)} == set(range(len(STAGES)))
+
+
+def test_imports_are_read_wherever_they_stand(tmp_path):
+    """An import inside a function, under ``TYPE_CHECKING`` or relative is found, resolved to the module."""
+    known = {f"{PACKAGE}.ipd.design.a": tmp_path / "a.py", f"{PACKAGE}.ipd.query.b": tmp_path / "b.py",
+             f"{PACKAGE}.ipd.query": tmp_path / "q.py", f"{PACKAGE}.llm": tmp_path / "l.py"}
+    source = known[f"{PACKAGE}.ipd.design.a"]
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..query import b\n"
+                      "def f():\n    import workflow_scripts.llm\n", encoding="utf-8")
+    assert imports(f"{PACKAGE}.ipd.design.a", source, known) == {f"{PACKAGE}.ipd.query.b", f"{PACKAGE}.llm"}
 
 
 def test_the_pure_libraries_import_only_themselves():
@@ -108,16 +197,16 @@ def test_the_pure_libraries_import_only_themselves():
     assert reaching == []
 
 
-def test_no_import_cycle():
-    """No module reaches itself through its imports (the LLM layer's old base -> spec -> cache ->
-    provider -> base circle included), found by depth-first search."""
-    edges, state, cycles = graph(), {}, []
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``edges`` that a depth-first search meets, each as the trail that closes it."""
+    state: dict[str, str] = {}
+    found: list[list[str]] = []
 
     def visit(node: str, trail: list[str]) -> None:
         state[node] = "open"
         for target in sorted(edges.get(node, ())):
             if state.get(target) == "open":
-                cycles.append(trail[trail.index(target):] + [target] if target in trail else [node, target])
+                found.append(trail[trail.index(target):] + [target] if target in trail else [node, target])
             elif target not in state:
                 visit(target, trail + [target])
         state[node] = "done"
@@ -125,7 +214,13 @@ def test_no_import_cycle():
     for start in sorted(edges):
         if start not in state:
             visit(start, [start])
-    assert cycles == []
+    return found
+
+
+def test_no_import_cycle():
+    """No module reaches itself through its imports (the LLM layer's old base -> spec -> cache ->
+    provider -> base circle included), found by depth-first search."""
+    assert cycles(graph()) == []
 
 
 LLM = f"{PACKAGE}.llm"

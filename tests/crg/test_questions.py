@@ -3,7 +3,7 @@
 import pytest
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES as RULES
-from workflow_scripts.crg.query.questions import higher_payoff_answer, target_options, value_question
+from workflow_scripts.crg.design.questions import higher_payoff_answer, target_options, value_question
 
 
 @pytest.mark.parametrize("p, correct", [(0.0, "A"), (0.1, "A"), (0.49, "A"), (0.5, "C"), (0.51, "B"), (0.9, "B"), (1.0, "B")])

@@ -1,6 +1,7 @@
 """Prompts of the memory-1 elicitation against the text of the IPD paper's SI §4.1, word for word."""
 
-from workflow_scripts.ipd.query.prompts import MEMORY1_SCENARIOS, StagePayoffs, messages, user_prompt
+from workflow_scripts.ipd.design.scenarios import MEMORY1_SCENARIOS
+from workflow_scripts.ipd.query.prompts import StagePayoffs, messages, user_prompt
 
 STANDARD = StagePayoffs.of((3, 0, 5, 1))
 # SI §4.1 (b), typed from the seed with [a_LL]=3, [a_LR]=0, [a_RL]=5, [a_RR]=1, the competitive

@@ -251,8 +251,8 @@ def test_a_collective_risk_cell_costs_one_batch_per_round(tmp_path, stub):
 
 
 def test_the_workflow_check_names_a_batch_model_its_provider_cannot_batch():
-    """The check every run makes before its first job (workflow_scripts/config/checks.py)."""
-    from workflow_scripts.config.checks import model_spec_problems
+    """The check every run makes before its first job (workflow_scripts/llm/spec.py)."""
+    from workflow_scripts.llm.spec import model_spec_problems
 
     config = {"models": {"ok": {"litellm_model": "openai/gpt-4o", "batch": True},
                          "bad": {"litellm_model": "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo", "batch": True}}}

@@ -74,7 +74,7 @@ def test_the_config_checks_of_a_custom_provider_import_no_litellm():
     says otherwise; the same values answer_entry gives the jobs."""
     probe = textwrap.dedent(f"""
         import json, sys
-        from workflow_scripts.config.checks import model_spec_problems
+        from workflow_scripts.llm.spec import model_spec_problems
         from workflow_scripts.llm.spec import ModelSpec, probability_capable
         custom = {list(CUSTOM)!r}
         plain = ModelSpec.from_config("a", {{"litellm_model": "ipdscripted/TFT"}}, custom)

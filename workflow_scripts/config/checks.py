@@ -1,14 +1,14 @@
 """Config checks beyond the JSON schema that need no study, and readable schema errors.
 
-The checks of each study's own sections are in its ``design`` package (:mod:`workflow_scripts.ipd.design.checks`,
-:mod:`workflow_scripts.crg.design.checks`); :mod:`workflow_scripts.workflow.checks` puts them together for
-rules/common.smk.
+The checks of each study's own sections are in the study's package (:mod:`workflow_scripts.ipd.design.checks`;
+:mod:`workflow_scripts.crg.query.checks`, which renders the templates), and a model entry's own checks in the LLM layer
+(:func:`workflow_scripts.llm.spec.model_spec_problems`: the config imports no LLM module);
+:mod:`workflow_scripts.workflow.checks` puts them together for rules/common.smk.
 """
 
 from __future__ import annotations
 
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.config.redaction import KEY_NAME_FIELD, KEY_SHAPES, WITHHELD, is_key_field, looks_like_key, redact
 
 SELECTION_FIELDS = ("only_models", "only_conditions")
@@ -152,22 +152,3 @@ def _leaves(mapping: dict, prefix: str = ""):
         if isinstance(value, dict):
             yield from _leaves(value, f"{prefix}{key}.")
 
-
-def model_spec_problems(config: dict, models: list[str]) -> list[str]:
-    """Selected models whose entry cannot become a ModelSpec (credentials in decoding / extra, a ``serve``
-    section that cannot work: every problem of it, :func:`~workflow_scripts.llm.serving.spec.serve_problems`)."""
-    from workflow_scripts.config.schema import model_entry
-    from workflow_scripts.llm.serving.spec import config_problems as serve_config_problems, serve_problems
-
-    problems = []
-    for name in models:
-        try:
-            entry = model_entry(name, config["models"][name])
-            served = serve_problems(name, entry) + serve_config_problems(name, entry)
-            if served:
-                problems += served
-                continue
-            ModelSpec.from_config(name, config["models"][name], list(config.get("custom_providers") or {}))
-        except ConfigError as error:
-            problems.append(str(error))
-    return problems

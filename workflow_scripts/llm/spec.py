@@ -557,3 +557,23 @@ def probability_capable(name: str, entry: dict, custom_providers: Sequence[str] 
     :meth:`ModelSpec.from_config`."""
     spec = ModelSpec.from_config(name, {**entry, "estimation": AUTO}, custom_providers)
     return spec.logprobs_obstacle() is None
+
+
+def model_spec_problems(config: dict, models: list[str]) -> list[str]:
+    """Selected models whose entry cannot become a ModelSpec (credentials in decoding / extra, a ``serve``
+    section that cannot work: every problem of it, :func:`~workflow_scripts.llm.serving.spec.serve_problems`)."""
+    from workflow_scripts.config.schema import model_entry
+    from workflow_scripts.llm.serving.spec import config_problems as serve_config_problems, serve_problems
+
+    problems = []
+    for name in models:
+        try:
+            entry = model_entry(name, config["models"][name])
+            served = serve_problems(name, entry) + serve_config_problems(name, entry)
+            if served:
+                problems += served
+                continue
+            ModelSpec.from_config(name, config["models"][name], list(config.get("custom_providers") or {}))
+        except ConfigError as error:
+            problems.append(str(error))
+    return problems

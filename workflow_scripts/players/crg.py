@@ -198,7 +198,7 @@ def known_answer(prompt: str, state: PromptState) -> str:
     """The correct answer to a value question of the game the prompt states, at the risk it states (its
     first percentage): the target where it is an option, else A / B / C as (1 - p) E exceeds, falls
     short of or equals E - F, F = T / n the fair share (the answer
-    :func:`~workflow_scripts.crg.query.questions.higher_payoff_answer` grades as correct; the CRG paper,
+    :func:`~workflow_scripts.crg.design.questions.higher_payoff_answer` grades as correct; the CRG paper,
     Proposition 3.1: A below the pivot F / E, which is p* = T* / (n E) whenever the target can be
     met exactly). n, E and T are read as for a decision (:func:`read_prompt`).
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workflow_scripts.config.checks import (extraction_problems, key_name_problems, model_spec_problems, names,
-                                            parameter_key_problems, study_models)
-from workflow_scripts.crg.design.checks import crg_template_problems
+from workflow_scripts.config.checks import (extraction_problems, key_name_problems, names, parameter_key_problems,
+                                            study_models)
+from workflow_scripts.crg.query.checks import crg_template_problems
 from workflow_scripts.crg.design.jobs import planned_jobs
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.ipd.design.checks import estimation_problems, payoff_problems
 from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_conditions
 from workflow_scripts.ipd.design.pairs import model_pairs, pair_models
+from workflow_scripts.llm.spec import model_spec_problems
 
 
 def selection(config: dict) -> tuple[list[str], list[str]]:

@@ -17,11 +17,10 @@ import json
 
 import pytest
 
-from workflow_scripts.config.checks import model_spec_problems
 from workflow_scripts.config.schema import model_entry
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.base import Request
-from workflow_scripts.llm.spec import ModelSpec, answer_entry
+from workflow_scripts.llm.spec import ModelSpec, answer_entry, model_spec_problems
 from workflow_scripts.llm.serving.spec import ServeSpec
 
 COMMIT = "1" * 40

@@ -36,7 +36,7 @@ from typing import Sequence
 import pandas as pd
 
 from workflow_scripts.crg.design.seeds import derive_seed
-from workflow_scripts.crg.query.prompts import number
+from workflow_scripts.crg.design.numbers import number
 from workflow_scripts.crg.analysis.seat_results import complete_seats, game_means, pick
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.gametheory.collective_risk_optimum import pivot

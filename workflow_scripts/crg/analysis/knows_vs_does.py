@@ -33,7 +33,7 @@ seat rows of the same games:
   * the contributions beside the answers: mean seat total of the model below and above p* in the
     same (complete) games, its change, the change the correct answers imply (opt(p)'s totals: 0
     below, F* = T* / n above: +F*) and the change the model's own answers imply (A: 0, B: F, C: none;
-    ``workflow_scripts.crg.query.questions.higher_payoff_implies``).
+    ``workflow_scripts.crg.design.questions.higher_payoff_implies``).
 
 Unreadable answers (invalid, empty, truncated, refused, failed) are counted in the distribution and
 never read as an option.
@@ -48,7 +48,7 @@ import pandas as pd
 
 from workflow_scripts.crg.analysis.value_questions import CELL, UNREADABLE, llm_questions, model_order
 from workflow_scripts.crg.design.seeds import derive_seed
-from workflow_scripts.crg.query.questions import QUESTIONS
+from workflow_scripts.crg.design.questions import QUESTIONS
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.gametheory.collective_risk_optimum import optimal_totals, pivot
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workflow_scripts.crg.design.seeds import derive_seed
-from workflow_scripts.crg.query.prompts import number
+from workflow_scripts.crg.design.numbers import number
 
 
 @dataclass(frozen=True)

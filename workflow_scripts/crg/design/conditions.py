@@ -9,7 +9,7 @@ from typing import Mapping
 
 from workflow_scripts.config.schema import defaults
 from workflow_scripts.crg.design.settings import require
-from workflow_scripts.crg.query.questions import value_question
+from workflow_scripts.crg.design.questions import value_question
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.gametheory.collective_risk_strategies import check_rule

@@ -35,14 +35,15 @@ from workflow_scripts.config.schema import defaults
 from workflow_scripts.crg.design.cells import Cell
 from workflow_scripts.crg.design.conditions import Condition, parse_condition
 from workflow_scripts.crg.design.lineups import PAIR_SEPARATOR, design_lineups
+from workflow_scripts.crg.design.questions import value_question
 from workflow_scripts.crg.design.settings import crg_settings, game_block, game_rules, require
-from workflow_scripts.crg.query.prompts import REASK_TEMPLATE
-from workflow_scripts.crg.query.questions import value_question
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.llm.templates import load_templates
 
 DESIGNS = {"selfplay": 1, "controls": 2, "scripted": 3, "mixed": 4}
+REASK_TEMPLATE = "reask"
+"""The template every job renders after an unreadable answer (:class:`workflow_scripts.crg.query.prompts.Prompter`)."""
 OUTPUTS = {
     "decisions": "decisions.parquet", "games": "games.parquet",
     "questions": "questions.parquet", "stats": "stats.json",

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
-from workflow_scripts.crg.query.prompts import number
+from workflow_scripts.crg.design.numbers import number
 from workflow_scripts.figure_style import NEUTRAL, ONE_COLUMN, TWO_COLUMNS
 from workflow_scripts.plotting import figure, legend_below, model_colors, plt, suptitle
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules, fair_action
 from workflow_scripts.gametheory.collective_risk_optimum import LOSS_PARTS, loss_labels
-from workflow_scripts.crg.query.prompts import number
+from workflow_scripts.crg.design.numbers import number
 from workflow_scripts.figure_style import OKABE_ITO
 from workflow_scripts.plotting import figure, plt, suptitle
 

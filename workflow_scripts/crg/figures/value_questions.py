@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from workflow_scripts.crg.analysis.knows_vs_does import UNREADABLE_ANSWER
-from workflow_scripts.crg.query.questions import QUESTIONS
+from workflow_scripts.crg.design.questions import QUESTIONS
 from workflow_scripts.figure_style import NEUTRAL, ONE_COLUMN, TWO_COLUMNS
 from workflow_scripts.gametheory.collective_risk import SEED_000_RULES, Rules
 from workflow_scripts.gametheory.collective_risk_optimum import optimal_share, pivot

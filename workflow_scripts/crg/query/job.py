@@ -11,7 +11,7 @@ from typing import Mapping
 from workflow_scripts.crg.design.jobs import Job
 from workflow_scripts.crg.query.prompts import Prompter
 from workflow_scripts.gametheory.collective_risk import GameState
-from workflow_scripts.crg.query.questions import value_question
+from workflow_scripts.crg.design.questions import value_question
 from workflow_scripts.crg.query.seats import SeatView
 from workflow_scripts.crg.query.games import SCRIPTED_PREFIX, GameRecord, play_job
 from workflow_scripts.llm import Runtime

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from workflow_scripts.crg.query.prompts import Prompter
-from workflow_scripts.crg.query.questions import value_question
+from workflow_scripts.crg.design.questions import value_question
 from workflow_scripts.crg.query.seats import Decision, QuestionAnswer, SeatView
 from workflow_scripts.llm import Answer, LanguageModel, Question
 

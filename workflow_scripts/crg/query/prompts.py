@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from workflow_scripts.gametheory.collective_risk import Rules
-from workflow_scripts.crg.query.questions import QUESTIONS
+from workflow_scripts.crg.design.jobs import REASK_TEMPLATE
+from workflow_scripts.crg.design.numbers import number
+from workflow_scripts.crg.design.questions import QUESTIONS
 from workflow_scripts.crg.query.seats import SeatView
 from workflow_scripts.llm.choice import REASK_FIELDS
 from workflow_scripts.llm.templates import PromptTemplate, TemplateError, TemplateSet
 
-REASK_TEMPLATE = "reask"
 PROMPT_LAYOUT = 2
 """Version of what the code adds around a condition's template (state block, answer line, seat line):
 1 had the seat line at the end of the state block, 2 ends the prompt with it. A crg_play param, so a
@@ -39,11 +40,6 @@ RULE_FIELDS = (
     "fair_share", "fair_share_per_round", "p_percent", "keep_percent",
 )
 CONDITION_FIELDS = RULE_FIELDS + ("state",)
-
-
-def number(value: float) -> str:
-    """A number as prompts show it: ``20``, ``2``, ``0.5``, ``33.3`` (no trailing zeros)."""
-    return f"{round(float(value), 6):g}"
 
 
 def percent(p: float) -> str:
@@ -144,7 +140,7 @@ class Prompter:
     Attributes:
         template_name: the condition's template (e.g. ``base``).
         texts: template texts by name; must hold ``template_name``, ``reask`` and the templates
-            of any value question asked (:data:`workflow_scripts.crg.query.questions.QUESTIONS`); any
+            of any value question asked (:data:`workflow_scripts.crg.design.questions.QUESTIONS`); any
             other text is checked as a condition template.
         system: optional system message put before every prompt, or None.
 

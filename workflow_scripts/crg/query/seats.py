@@ -70,7 +70,7 @@ class QuestionAnswer:
     """A seat's answer to one in-game value question (stored; the game is unaffected).
 
     Attributes:
-        question: question id (see :mod:`workflow_scripts.crg.query.questions`).
+        question: question id (see :mod:`workflow_scripts.crg.design.questions`).
         options: allowed answers.
         correct: the correct option at this risk and these rules.
         value: the option answered, or None.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from workflow_scripts.ipd.analysis.estimates import GROUP, SAMPLED, probability_estimates
-from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES
+from workflow_scripts.ipd.design.scenarios import SCENARIO_TITLES
 from workflow_scripts.llm.spec import LOGPROBS
 
 CHECK_COLUMNS = GROUP + ["n_valid", "n_L", "p_sampled", "ci_low", "ci_high", "p_probability",

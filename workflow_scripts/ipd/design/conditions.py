@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from workflow_scripts.ipd.design.labels import STANDARD, label_controls
-from workflow_scripts.ipd.query.prompts import number
+from workflow_scripts.ipd.design.numbers import number
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.gametheory.io import STAGE_PAYOFF_COLUMNS
 from workflow_scripts.gametheory.payoffs import STANDARD_PAYOFFS

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from workflow_scripts.gametheory import memory as mem
 from workflow_scripts.gametheory.memory import OUTCOMES
-from workflow_scripts.ipd.query.prompts import MEMORY1_SCENARIOS
 
+MEMORY1_SCENARIOS = ("round1",) + OUTCOMES
 MEMORY2_SCENARIOS = ("round1",) + OUTCOMES + tuple(f"{last}_{before}" for last in OUTCOMES for before in OUTCOMES)
 ONE_SHOT_SCENARIOS = ("one_shot",)
 SCENARIOS = {"memory1": MEMORY1_SCENARIOS, "memory2": MEMORY2_SCENARIOS, "one_shot": ONE_SHOT_SCENARIOS}
@@ -76,3 +76,7 @@ def scenario_title(scenario: str) -> str:
         last, before = scenario.split("_")
         return f"{last} after {before}"
     return scenario
+
+
+SCENARIO_TITLES = {s: scenario_title(s) for s in MEMORY2_SCENARIOS + ("one_shot",)}
+"""Readable names of every scenario (memory-1, memory-2, one-shot) for headings and axes."""

@@ -11,7 +11,7 @@ import pandas as pd
 from workflow_scripts.figure_style import ONE_COLUMN, TWO_COLUMNS
 from workflow_scripts.ipd.analysis.estimates import PROBABILITY
 from workflow_scripts.ipd.design.scenarios import MEMORY2_SCENARIOS, ONE_SHOT_SCENARIOS
-from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES
+from workflow_scripts.ipd.design.scenarios import SCENARIO_TITLES
 from workflow_scripts.plotting import bottom_xlabel, legend_below, model_colors, panel_columns, panel_grid, plt, suptitle
 
 PROBABILITY_LABEL = "P(cooperate, L)"

@@ -8,7 +8,7 @@ import pandas as pd
 
 from workflow_scripts.ipd.analysis.estimation_check import check_summary
 from workflow_scripts.ipd.figures.cooperation import scenario_order, wilson_errors
-from workflow_scripts.ipd.tables.strategies import SCENARIO_TITLES
+from workflow_scripts.ipd.design.scenarios import SCENARIO_TITLES
 from workflow_scripts.plotting import bottom_xlabel, legend_below, model_colors, panel_columns, panel_grid, plt, suptitle
 
 

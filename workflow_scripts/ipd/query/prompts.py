@@ -2,8 +2,8 @@
 
 Scenarios of the memory-1 elicitation: ``round1`` and the four outcomes of the previous
 round ``LL``, ``LR``, ``RL``, ``RR``, where the first letter is the focal player's move and
-the second the co-player's (SI §3: outcome RL = focal R, co-player L). The scenarios of the
-other kinds (memory-2, one-shot) are listed in :mod:`workflow_scripts.ipd.design.scenarios`; the
+the second the co-player's (SI §3: outcome RL = focal R, co-player L). The scenarios of every
+kind (memory-1, memory-2, one-shot) are listed in :mod:`workflow_scripts.ipd.design.scenarios`; the
 prompts of actual play (SI §4.6) come from :func:`play_prompt`. Template files and their
 placeholders: config/prompts/ipd/README.md.
 """
@@ -20,9 +20,9 @@ from workflow_scripts.config.schema import SCHEMA_PATH, config_schema
 
 from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.design.labels import STANDARD, relabel
+from workflow_scripts.ipd.design.numbers import number
 
 ACTIONS = ("L", "R")
-MEMORY1_SCENARIOS = ("round1",) + OUTCOMES
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,6 @@ class StagePayoffs:
 
     def as_tuple(self) -> tuple[float, float, float, float]:
         return (self.a_LL, self.a_LR, self.a_RL, self.a_RR)
-
-
-def number(value: float) -> str:
-    """Print a number as the SI does: ``3`` not ``3.0``, ``0.01`` as is."""
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 PAYOFF_FIELDS = ("a_LL", "a_LR", "a_RL", "a_RR")

@@ -18,11 +18,8 @@ import pandas as pd
 
 from workflow_scripts.gametheory.memory import OUTCOMES
 from workflow_scripts.ipd.analysis.estimates import PROBABILITY, SAMPLED
-from workflow_scripts.ipd.query.prompts import MEMORY1_SCENARIOS
-from workflow_scripts.ipd.design.scenarios import MEMORY2_SCENARIOS, kind_of_columns, scenario_title, strategy_column, strategy_columns
-
-SCENARIO_TITLES = {s: scenario_title(s) for s in MEMORY2_SCENARIOS + ("one_shot",)}
-"""Readable names of every scenario (memory-1, memory-2, one-shot) for headings and axes."""
+from workflow_scripts.ipd.design.scenarios import (MEMORY1_SCENARIOS, MEMORY2_SCENARIOS, SCENARIO_TITLES, kind_of_columns,
+                                                  strategy_column, strategy_columns)
 
 
 def counts_tables(counts: pd.DataFrame) -> dict[str, pd.DataFrame]:

@@ -1,5 +1,6 @@
 """Checks of the ``crg`` config section beyond the JSON schema (put together with the others by
-:mod:`workflow_scripts.workflow.checks`)."""
+:mod:`workflow_scripts.workflow.checks`): each planned job's templates render with the query stage's
+:class:`~workflow_scripts.crg.query.prompts.Prompter`."""
 
 from __future__ import annotations
 
