@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 
 import workflow_scripts.llm as llm
+from workflow_scripts.registry import STUDIES as REGISTERED
 
 from tests.conftest import REPO
 
@@ -34,10 +35,11 @@ PACKAGE = "workflow_scripts"
 LAYERS = {
     "gametheory": 1, "evolution": 1,
     "errors": 2, "config": 2, "llm": 2, "stats": 2, "figure_style": 2, "plotting": 2, "markdown": 2, "reporting": 2, "players": 2,
-    "ipd": 3, "crg": 3,
-    "workflow": 4, "tools": 4, "scripts": 4,
+    "study": 2,
+    **{study.name: 3 for study in REGISTERED},
+    "workflow": 4, "tools": 4, "scripts": 4, "registry": 4,
 }
-STUDIES = ("ipd", "crg")
+STUDIES = tuple(study.name for study in REGISTERED)
 PURE = ("gametheory", "evolution")
 
 
