@@ -145,8 +145,8 @@ IPD_STUDY_FILES = ["decoding.csv", "decoding.md", "seed001_confidence.csv", "see
 
 
 def ipd_targets():
-    """Everything the study's target rule (ipd_all, and so `all`) builds: answers only on partial runs, tables
-    and figures otherwise.
+    """Everything the study builds (the input of ipd_all, and so of `all`): answers only on partial runs,
+    tables and figures otherwise.
 
     The IPD study builds nothing when it runs no model (ipd.models names no selected model).
     """
