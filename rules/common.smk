@@ -39,7 +39,7 @@ MODEL_DEFAULTS = defaults("model")  # model entries are not filled by validate (
 try:
     RUNTIME = Runtime.from_config(config).as_params()  # answer_extraction checked here, before any job
     SELECTED_MODELS, ONLY_CONDITIONS = selection(config)
-    STUDY_MODELS = {study.name: study.models(config, SELECTED_MODELS, ONLY_CONDITIONS) for study in STUDIES}
+    STUDY_MODELS = {study.name: study.models(config, SELECTED_MODELS, ONLY_CONDITIONS) for study in STUDIES}  # the models each asks
 except ConfigError as error:
     raise WorkflowError(redact(f"config error: {error}", config)) from None
 for _warning in idle_warnings(config, SELECTED_MODELS) + served_together_warnings(config, SELECTED_MODELS) if workflow.is_main_process else []:
