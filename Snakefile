@@ -19,20 +19,21 @@ include: "rules/config_files.smk"  # YAML errors and keys given twice, by file a
 configfile: CONFIG_FILE
 
 
-include: "rules/common.smk"  # config validation and checks, both studies' grids, input functions
+include: "rules/common.smk"  # config validation and checks, the registry's STUDIES, shared input functions
 include: "rules/plan.smk"
-include: "rules/ipd/query.smk"
-include: "rules/ipd/analysis.smk"
-include: "rules/ipd/tables.smk"
-include: "rules/ipd/figures.smk"
-include: "rules/crg/query.smk"
-include: "rules/crg/analysis.smk"
-include: "rules/crg/figures.smk"
+
+
+for _study in STUDIES:  # each study's grid, then its stages (workflow_scripts/registry.py)
+    for _part in _study.rule_files:
+
+        include: f"rules/{_study.name}/{_part}.smk"
+
+
 include: "rules/serve.smk"
 
 
 rule all:
     input:
-        all_targets(),
-        rules.crg_all.input,
+        [PLAN] if not PARTIAL_RUN else [],
+        [getattr(rules, _study.target_rule).input for _study in STUDIES],
     default_target: True

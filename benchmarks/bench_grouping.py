@@ -6,7 +6,7 @@ The games of a cell advance round by round together and a round's identical ques
 that is on how sure the model is of its moves. The model here is the scripted player ``sure:<q>`` of
 :mod:`workflow_scripts.players.crg` (2 with probability q, else 0 or 4 by the history), each request
 answered with its own seed (as one call per question answers it); the jobs' own code runs (the jobs
-of the spend plan, :func:`workflow_scripts.tools.plan.crg_jobs`), and a stand-in model counts, for
+of the spend plan, :func:`workflow_scripts.crg.query.planned.crg_jobs`), and a stand-in model counts, for
 every group it is handed, the calls each mode of :mod:`workflow_scripts.llm.grouping` makes of it:
 ``separate`` (one per question), ``n`` (calls of up to ``--n`` choices, plus the identical-choice
 check's second calls: the first 8 groups of at least 4 of a model in a job, then every 16th) and
@@ -53,7 +53,8 @@ from workflow_scripts.llm.grouping import DRAWS, N_SAMPLES, SEPARATE, CheckState
 from workflow_scripts.llm.spec import ModelSpec  # noqa: E402
 from workflow_scripts.players.base import user_text  # noqa: E402
 from workflow_scripts.players.crg import answer  # noqa: E402
-from workflow_scripts.tools.plan import crg_jobs, merged_config  # noqa: E402
+from workflow_scripts.crg.query.planned import crg_jobs  # noqa: E402
+from workflow_scripts.tools.plan import merged_config  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 QS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.997, 1.0)

@@ -14,8 +14,8 @@ rule plan:
     input:
         templates=plan_templates(),
     output:
-        csv=report_item("results/plan.csv", "both/run/plan"),
-        table=report_item("results/plan.md", "both/run/plan"),
+        csv=report_item("results/plan.csv", "all/run/plan"),
+        table=report_item("results/plan.md", "all/run/plan"),
     log:
         "logs/plan.log",
     params:

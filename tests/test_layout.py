@@ -32,18 +32,19 @@ import re
 from pathlib import Path
 
 import workflow_scripts.llm as llm
+from workflow_scripts.registry import STUDIES as REGISTERED
 
 from tests.conftest import REPO
 
 PACKAGE = "workflow_scripts"
 LAYERS = {
     "gametheory": 1, "evolution": 1,
-    "errors": 2, "config": 2, "stats": 2, "figure_style": 2, "plotting": 2, "reporting": 2,
+    "errors": 2, "config": 2, "stats": 2, "figure_style": 2, "plotting": 2, "reporting": 2, "study": 2,
     "llm": 3, "players": 3,
-    "ipd": 4, "crg": 4,
-    "workflow": 5, "tools": 5, "scripts": 5,
+    **{study.name: 4 for study in REGISTERED},
+    "workflow": 5, "tools": 5, "scripts": 5, "registry": 5,
 }
-STUDIES = ("ipd", "crg")
+STUDIES = tuple(study.name for study in REGISTERED)
 PURE = ("gametheory", "evolution")
 #: The stages of each study, in the order they may import: a stage imports only itself and those before it.
 STAGES = ("design", "query", "analysis", "tables", "figures")

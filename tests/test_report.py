@@ -49,7 +49,7 @@ CRG_GROUPS = {
     "selection/": "selection", "figures/fig5": "selection", "figures/figS7": "selection",
     "query_stats": "plan and answers", "invalid_rates": "plan and answers",
 }
-BOTH = "Both studies"  # results/plan.csv and plan.md: the spend plan of both studies
+BOTH = "The run (all studies)"  # results/plan.csv and plan.md: the spend plan of every study
 
 
 def both_studies() -> dict:

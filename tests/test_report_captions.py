@@ -25,6 +25,7 @@ from docutils.core import publish_parts
 from docutils.utils import SystemMessage
 from snakemake.utils import update_config
 
+from workflow_scripts.registry import report_categories
 from workflow_scripts.reporting import placement
 from workflow_scripts.config.schema import validated
 
@@ -108,19 +109,21 @@ def test_every_caption_file_is_used_and_every_used_caption_exists():
 def test_placement_groups_by_study_and_experiment_or_design():
     """Category from the study folder, subcategory from the group folder; `experiment` groups by the
     rule's {experiment} wildcard."""
-    counts = placement(REPO, "ipd/experiment/counts")
+    counts = placement(REPO, "ipd/experiment/counts", report_categories())
     assert (counts.category, counts.subcategory) == ("Prisoner's dilemma (the IPD paper)", "{experiment}")
     assert counts.caption == str(CAPTIONS / "ipd/experiment/counts.rst")
-    table4 = placement(REPO, "crg/controls/table4")
+    table4 = placement(REPO, "crg/controls/table4", report_categories())
     assert (table4.category, table4.subcategory) == ("Collective-risk dilemma (the CRG paper)",
                                                      "design 2: prompt and decoding controls (Table 4)")
+    plan = placement(REPO, "all/run/plan", report_categories())
+    assert (plan.category, plan.subcategory) == ("The run (all studies)", "plan and answers")
 
 
 @pytest.mark.parametrize("name, error", [("ipd/counts", ValueError), ("pd/experiment/counts", ValueError),
                                          ("ipd/experiment/no_such_table", FileNotFoundError)])
 def test_placement_refuses_a_bad_caption_name(name, error):
     with pytest.raises(error, match=re.escape(name)):
-        placement(REPO, name)
+        placement(REPO, name, report_categories())
 
 
 def every_rendering(config: dict):

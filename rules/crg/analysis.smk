@@ -1,6 +1,6 @@
 # Collective-risk dilemma, stage analysis (workflow_scripts/crg/analysis/): Tables 3-5, permutation tests, game
 # bootstraps and Fermi selection, from the merged tables of rule crg_merge (rules/crg/query.smk); the
-# study's target rule crg_all. Tables are CSV + Markdown. Needs from rules/common.smk: the CRG grid.
+# study's target rule crg_all. Tables are CSV + Markdown. Needs the CRG grid (rules/crg/grid.smk).
 
 
 rule crg_seats:

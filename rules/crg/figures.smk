@@ -1,6 +1,6 @@
 # Collective-risk dilemma, stage figures (workflow_scripts/crg/figures/): Figs. 2-5 and S7, PNG + PDF, in the
 # style of workflow_scripts/figure_style.py (params.run_models: the run's models, config order, fix each
-# model's colour); and the study's target rule crg_all. Needs from rules/common.smk: the CRG grid.
+# model's colour); and the study's target rule crg_all. Needs the CRG grid (rules/crg/grid.smk).
 
 
 rule crg_figure_selfplay:

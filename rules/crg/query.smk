@@ -1,8 +1,8 @@
 # Collective-risk dilemma (the CRG paper), stage query (workflow_scripts/crg/query/): one play job per
 # lineup x design x condition, then a merge. Lineup: a model name, or "a+b" for the two models of a mixed
 # table (design 4). A served model's jobs name its server's address as input (on a cluster only: rules/serve.smk).
-# Needs from rules/common.smk: the CRG grid (CRG_JOBS, crg_job), model_params, is_embedded, api_calls,
-# budget_usd, RUNTIME, CRG_PROMPT_LAYOUT, served_inputs, served_partition.
+# Needs the CRG grid (rules/crg/grid.smk: CRG_JOBS, crg_job, CRG_PROMPT_LAYOUT) and from rules/common.smk
+# model_params, is_embedded, api_calls, budget_usd, RUNTIME, served_inputs, served_partition.
 
 
 rule crg_play:

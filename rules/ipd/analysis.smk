@@ -2,7 +2,7 @@
 # memory-1 / memory-2 strategies (label-swap answers mapped back first), the label-swap comparison, the
 # estimation check, actual play, Nash / partner / rival classes (SI §6.2, Tables S27-S31), the round-robin
 # tournaments (Fig. 5A, Figs. S1-S10) and Table S1 (decoding parameters sent, read from the cache).
-# Needs from rules/common.smk: the IPD grid, IPD_ANALYSIS.
+# Needs the IPD grid (rules/ipd/grid.smk), IPD_ANALYSIS among it.
 
 
 rule ipd_estimates:

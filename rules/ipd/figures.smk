@@ -2,7 +2,7 @@
 # Fig. 1C (payoff range), Fig. 2A/B (entries against w and x), Fig. 3 (memory-2), Fig. 4 (framings), actual
 # play, Fig. 5A/B (tournaments, propensities), the estimation check. Every figure is written as PNG and PDF, in
 # the style of workflow_scripts/figure_style.py; params.models (the run's models, config order) fixes each
-# model's colour in every figure.
+# model's colour in every figure. And the study's target rule ipd_all (ipd_targets, rules/ipd/grid.smk).
 
 
 rule ipd_figure:
@@ -125,3 +125,8 @@ rule ipd_figure_estimation_check:
         "../../envs/analysis.yaml"
     script:
         "../../workflow_scripts/scripts/ipd/figure_estimation_check.py"
+
+
+rule ipd_all:
+    input:
+        ipd_targets(),

@@ -8,8 +8,8 @@
 # job per pair of models x experiment, every treatment. A job's params hold every condition it asks: editing
 # one condition (a framing's text) reruns the experiment's job of every model, its answers from the cache.
 # A served model's query jobs name its server's address as input (on a cluster only: rules/serve.smk) and share its
-# partition. Needs from rules/common.smk: the IPD grid (ipd_conditions, ipd_condition_ids, ipd_templates,
-# ipd_answer_files, ipd_logprob_files, ipd_game_files), model_params, is_embedded, api_calls, budget_usd, RUNTIME,
+# partition. Needs the IPD grid (rules/ipd/grid.smk: ipd_conditions, ipd_condition_ids, ipd_templates,
+# ipd_answer_files, ipd_logprob_files, ipd_game_files) and from rules/common.smk model_params, is_embedded, api_calls, budget_usd, RUNTIME,
 # served_inputs, served_partition.
 
 

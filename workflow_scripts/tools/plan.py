@@ -1,4 +1,4 @@
-"""The spend plan of both studies, before any call: what is still missing from the cache and its cost.
+"""The spend plan of every study, before any call: what is still missing from the cache and its cost.
 
 Per model x study x experiment (IPD) / design (CRG), for the models a run with the same config
 would ask (``enabled`` / ``only_models``, ``ipd.models``, each design's ``models``; ``only_conditions``):
@@ -54,34 +54,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
-import functools
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Awaitable
 
 import pandas as pd
 
-from workflow_scripts.config.checks import study_models
+from workflow_scripts import registry
 from workflow_scripts.workflow.checks import config_problems, selection
-from workflow_scripts.crg.design.jobs import job_templates, planned_jobs
-from workflow_scripts.crg.query.prompts import Prompter
-from workflow_scripts.crg.query.games import play_job
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.ipd.design.conditions import Condition, enabled_experiments, experiment_conditions, experiment_estimation
-from workflow_scripts.ipd.query.elicit import ElicitationJob
-from workflow_scripts.ipd.design.pairs import model_pairs, pair_models
-from workflow_scripts.ipd.query.play import PlayJob
-from workflow_scripts.ipd.query.prompts import kind_templates, templates
-from workflow_scripts.llm import ModelSpec, PromptTemplate
+from workflow_scripts.llm import ModelSpec
 from workflow_scripts.llm.cache.store import ResponseCache
 from workflow_scripts.llm.grouping import grouping_mode
-from workflow_scripts.llm.spend.planning import Planned, Tally
+from workflow_scripts.llm.spend.planning import Planned, PlanJob, Tally
 from workflow_scripts.llm.providers.pricing import UNKNOWN, batch_token_prices, token_prices
 from workflow_scripts.llm.session import register_custom_providers
-from workflow_scripts.llm.spec import LOGPROBS, answer_entry, probability_capable
 from workflow_scripts.config.schema import validated
 from workflow_scripts.config.files import check_config_files
 from workflow_scripts.config.redaction import redact
@@ -93,94 +80,16 @@ PLAN_COLUMNS = KEYS + ["jobs", "grouping"] + COUNTS + COSTS
 TOTAL = "total"
 
 
-@dataclass(frozen=True)
-class PlanJob:
-    """One query job as the plan runs it.
-
-    Attributes:
-        study, experiment: ``ipd`` and the experiment, or ``crg`` and the design.
-        entries: the job's model entries, as its params give them (``answer_entry``).
-        max_reasks: the job's re-ask limit; reask_note: its re-ask template.
-        play: the job's own code, given the job's models by name (what it returns is not used).
-        fallback_samples: an elicitation's answers per question should its log-probability request
-            fall back (0: it does not fall back); None for games (:class:`~workflow_scripts.llm.spend.planning.Planned`).
-        games: the job plays games (its rounds' identical questions are asked together).
-    """
-
-    study: str
-    experiment: str
-    entries: dict
-    max_reasks: int
-    reask_note: PromptTemplate
-    play: Callable[[dict], Awaitable]
-    fallback_samples: int | None = None
-    games: bool = False
-
-
-def ipd_jobs(config: dict, models: Sequence[str], only_conditions: Sequence[str], basedir: Path) -> list[PlanJob]:
-    """The IPD query jobs, as the workflow plans them: elicitation per model x experiment (and the
-    estimation check's per capable model x experiment), play per pair x experiment, each asking
-    every selected condition of the experiment; none for an experiment without selected conditions."""
-    ipd, jobs = config["ipd"], []
-    for experiment in enabled_experiments(ipd):
-        conditions = [c for c in experiment_conditions(ipd, experiment) if not only_conditions or c.id in only_conditions]
-        if conditions:
-            texts = templates(kind_templates(basedir / ipd["template_dir"], ipd["experiments"][experiment]["kind"]))
-            jobs += _ipd_experiment_jobs(config, experiment, conditions, models, texts)
-    return jobs
-
-
-def _ipd_experiment_jobs(config: dict, experiment: str, conditions: list[Condition], models: Sequence[str],
-                         texts) -> list[PlanJob]:
-    ipd = config["ipd"]
-    system, reasks, note = ipd["system_prompt"], ipd["max_reasks"], texts["reask"]
-    if conditions[0].kind == "play":
-        return [PlanJob("ipd", experiment, _entries(config, pair_models(pair)), reasks, note,
-                        PlayJob(pair, tuple(conditions), system, reasks, texts).run, games=True)
-                for pair in model_pairs(list(models))]
-    # the upper bound: every sample asked (a sequential design stops earlier)
-    bounded = [dataclasses.replace(c, sequential=None) for c in conditions]
-    samples = max(c.samples for c in bounded)
-    sampled = ElicitationJob.of(bounded, system, reasks, texts)
-    estimation = experiment_estimation(ipd, experiment)
-    jobs = [PlanJob("ipd", experiment, _entries(config, [model], estimation=estimation), reasks, note,
-                    functools.partial(sampled.run, model), samples)
-            for model in models]
-    if experiment in (ipd.get("analysis") or {}).get("estimation_check", []):
-        checked = [m for m in models if probability_capable(m, config["models"][m], list(config.get("custom_providers") or {}))]
-        check = dataclasses.replace(sampled, sample_on_fallback=False)
-        jobs += [PlanJob("ipd", f"{experiment} (estimation check)", _entries(config, [model], estimation=LOGPROBS),
-                         reasks, note, functools.partial(check.run, model), 0)
-                 for model in checked]
-    return jobs
-
-
-def crg_jobs(config: dict, models: Sequence[str], only_conditions: Sequence[str], basedir: Path) -> list[PlanJob]:
-    """The CRG play jobs (lineup x design x condition)."""
-    jobs = []
-    for job in planned_jobs(config, list(models), list(only_conditions)):
-        prompter = Prompter(job.condition.template, job_templates(job, config, basedir), job.system_prompt)
-        jobs.append(PlanJob("crg", job.design, _entries(config, job.models, job.condition.decoding), job.max_reasks,
-                            prompter.reask_note, lambda ms, job=job, prompter=prompter: play_job(job, ms, prompter),
-                            games=True))
-    return jobs
-
-
-def _entries(config: dict, names: Sequence[str], decoding: dict | None = None, estimation: str | None = None) -> dict:
-    custom = list(config.get("custom_providers") or {})
-    return {name: answer_entry(name, config["models"][name], decoding, estimation, custom) for name in dict.fromkeys(names)}
-
-
 def plan_jobs(config: dict, basedir: str | Path = ".") -> list[PlanJob]:
-    """Every query job a run of ``config`` would start (models and conditions as selected).
+    """Every query job a run of ``config`` would start (models and conditions as selected): each
+    study's ``query_jobs``, in registry order (:data:`workflow_scripts.registry.STUDIES`).
 
     Raises:
         ConfigError: as the workflow would, naming the field.
     """
     selected, only_conditions = selection(config)
-    basedir = Path(basedir)
-    ipd = ipd_jobs(config, study_models(config, selected, "ipd"), only_conditions, basedir)
-    return ipd + crg_jobs(config, selected, only_conditions, basedir)
+    return [job for study in registry.STUDIES
+            for job in study.query_jobs(config, selected, only_conditions, Path(basedir))]
 
 
 def call_plan(config: dict, basedir: str | Path = ".") -> pd.DataFrame:

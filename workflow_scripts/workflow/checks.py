@@ -1,18 +1,14 @@
-"""Config checks that span both studies, run by rules/common.smk before any job: the selection of
-models and conditions (a condition id of either study), and every check beyond the schema."""
+"""Config checks that span the studies, run by rules/common.smk before any job: the selection of
+models and conditions (a condition id of any study), and every check beyond the schema. Each study's
+own part comes from its declaration (:data:`workflow_scripts.registry.STUDIES`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from workflow_scripts.config.checks import (extraction_problems, key_name_problems, names, parameter_key_problems,
-                                            study_models)
-from workflow_scripts.crg.query.checks import crg_template_problems
-from workflow_scripts.crg.design.jobs import planned_jobs
+from workflow_scripts import registry
+from workflow_scripts.config.checks import extraction_problems, key_name_problems, names, parameter_key_problems
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.ipd.design.checks import estimation_problems, payoff_problems
-from workflow_scripts.ipd.design.conditions import enabled_experiments, experiment_conditions
-from workflow_scripts.ipd.design.pairs import model_pairs, pair_models
 from workflow_scripts.llm.spec import model_spec_problems
 
 
@@ -53,9 +49,8 @@ def idle_models(config: dict, selected: list[str]) -> list[str]:
 
 
 def idle_problems(config: dict, selected: list[str]) -> list[str]:
-    """A model named in ``only_models`` that no study asks (not in ``ipd.models`` nor seated in any
-    collective-risk design), or selected models none of which any study asks: one message, else none
-    (an enabled model in no study beside others that are asked is one of :func:`idle_warnings`)."""
+    """A model named in ``only_models`` that no study asks (see :func:`studied_models`), or selected
+    models none of which any study asks: one message, else none (an enabled model in no study beside others that are asked is one of :func:`idle_warnings`)."""
     return _idle_report(config, selected)[0]
 
 
@@ -76,20 +71,18 @@ def _idle_report(config: dict, selected: list[str]) -> tuple[list[str], list[str
 
 
 def idle_message(field: str, idle: list[str]) -> str:
-    """What to do about models that take part in no study (``field``: where they were selected)."""
+    """What to do about models that take part in no study (``field``: where they were selected): add
+    them to a study's model list (each study's ``models_field``, with its ``models_note``)."""
+    lists = " or to ".join(f"{study.models_field} ({study.models_note})" for study in registry.STUDIES)
     return (f"{field}: model(s) {idle} take part in no study, so the run asks nothing of them: add them "
-            "to ipd.models (the prisoner's dilemma; without that list every selected model plays it) or to "
-            "crg.designs.<design>.models (the collective-risk dilemma; a design without `models` runs "
-            "every selected model), or enable a study's experiment or design")
+            f"to {lists}, or enable a study's experiment or design")
 
 
 def studied_models(config: dict, selected: list[str]) -> set[str]:
-    """The ``selected`` models that some study asks: those of ``ipd.models`` (every selected one when
-    the list is absent) if any prisoner's-dilemma experiment is enabled, and those seated in any
-    planned collective-risk job (a scripted partner is no model)."""
-    ipd = config["ipd"]
-    asked = set(study_models(config, selected, "ipd")) if enabled_experiments(ipd) else set()
-    return asked | {m for job in planned_jobs(config, selected) for m in job.models}
+    """The ``selected`` models that some study asks (each study's ``models``: e.g. those of
+    ``ipd.models`` if any prisoner's-dilemma experiment is enabled, those seated in any planned
+    collective-risk job)."""
+    return {m for study in registry.STUDIES for m in study.models(config, selected)}
 
 
 def served_together_warnings(config: dict, selected: list[str]) -> list[str]:
@@ -100,15 +93,13 @@ def served_together_warnings(config: dict, selected: list[str]) -> list[str]:
     served = {m for m in selected if (config["models"][m].get("serve") or None)}
     if len(served) < 2:
         return []
-    ipd = config["ipd"]
-    plays = [e for e in enabled_experiments(ipd) if ipd["experiments"][e].get("kind") == "play"]
-    lineups = [pair_models(p) for p in model_pairs(study_models(config, selected, "ipd"))] if plays else []
-    lineups += [job.models for job in planned_jobs(config, selected)]
+    lineups = [models for study in registry.STUDIES for models in study.lineups(config, selected)]
+    apart = ", ".join(study.apart_hint for study in registry.STUDIES)
     meeting = sorted({tuple(sorted(set(models) & served)) for models in lineups if len(set(models) & served) > 1})
     return [f"models {' and '.join(names)} are both served (serve) and meet in a query job: on a SLURM cluster "
             f"their servers and every query job of either run as one SLURM job on one node, asking for "
             f"{sum(_gpus(config, m) for m in names)} GPUs; where no node has them, serve one elsewhere "
-            "(api_base) or keep them apart (ipd play pairs, crg.designs.mixed.pairs)" for names in meeting]
+            f"(api_base) or keep them apart ({apart})" for names in meeting]
 
 
 def _gpus(config: dict, model: str) -> int:
@@ -116,9 +107,7 @@ def _gpus(config: dict, model: str) -> int:
 
 
 def _all_condition_ids(config: dict, models: list[str]) -> set[str]:
-    ipd = config["ipd"]
-    ipd_ids = {c.id for e in enabled_experiments(ipd) for c in experiment_conditions(ipd, e)}
-    return ipd_ids | {job.condition.name for job in planned_jobs(config, models)}
+    return {c for study in registry.STUDIES for c in study.condition_ids(config, models)}
 
 
 def config_problems(config: dict, models: list[str], basedir: str | Path = ".") -> list[str]:
@@ -129,19 +118,16 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
       (:func:`~workflow_scripts.config.checks.parameter_key_problems`; the config reaches Snakemake's
       params and logs whole, so a disabled model's key would leak too);
     - a credential among a selected model's parameters (``ModelSpec.check_no_secrets``);
-    - ``ipd.experiments.<e>.payoffs`` that is not a prisoner's dilemma on a memory-1 / memory-2
-      experiment, whose classification and tournaments need one;
-    - ``ipd.experiments.<e>.estimation`` that a model cannot follow
-      (:func:`~workflow_scripts.ipd.design.checks.estimation_problems`);
-    - ``crg.designs.<d>.conditions.<c>.template`` naming no template file, or one with an
-      unknown placeholder.
+    - each study's own problems, in registry order (its declaration's ``problems``: e.g. payoffs
+      that are no prisoner's dilemma where one is needed, estimation a model cannot follow, a
+      collective-risk condition's template that is missing or has an unknown placeholder);
     - a selected model that no study asks (:func:`idle_problems`);
     - ``ipd.analysis.use_extracted_answers`` without a second reader
       (:func:`~workflow_scripts.config.checks.extraction_problems`).
 
     Args:
         models: the selected model names (see :func:`selection`).
-        basedir: the workflow directory, against which ``crg.template_dir`` is resolved.
+        basedir: the workflow directory, against which the studies' template folders are resolved.
 
     Returns:
         One message per problem (empty if none).
@@ -150,9 +136,7 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
         *key_name_problems(config),
         *parameter_key_problems(config, models),
         *model_spec_problems(config, models),
-        *payoff_problems(config),
-        *estimation_problems(config, models),
-        *crg_template_problems(config, models, basedir),
+        *(problem for study in registry.STUDIES for problem in study.problems(config, models, basedir)),
         *idle_problems(config, models),
         *extraction_problems(config),
     ]

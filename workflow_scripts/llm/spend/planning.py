@@ -32,14 +32,15 @@ plan: ``grouped_requests`` is what grouping asks of a model that answers every g
 deterministic one, the fewest); a model less sure of its answers lies between the two
 (``benchmarks/bench_grouping.py``).
 
-Counts go to one :class:`Tally` per model of the job.
+Counts go to one :class:`Tally` per model of the job. A study lists its query jobs as :class:`PlanJob` objects
+(``<study>/query/planned.py``, declared in its ``study.py``); :mod:`workflow_scripts.tools.plan` runs them.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, fields
 
 from workflow_scripts.llm.base import Completion, Request
@@ -47,13 +48,46 @@ from workflow_scripts.llm.cache.store import ResponseCache, completion_of, find
 from workflow_scripts.llm.choice import PREVIOUS_ANSWER_CHARS, attempt_of, reask_messages
 from workflow_scripts.llm.grouping import DRAWS, SEPARATE, CheckState, grouping_mode
 from workflow_scripts.llm.providers.pricing import tokens_cost
-from workflow_scripts.llm.spec import ModelSpec
+from workflow_scripts.llm.spec import ModelSpec, answer_entry
 from workflow_scripts.llm.templates import PromptTemplate
 from workflow_scripts.llm.providers.tokens import prompt_tokens, text_tokens
 
 CHARS_PER_TOKEN = 4
 """Characters of an unreadable answer per answer token, for the quote a re-ask carries (English text)."""
 FILLER = "I am not sure which option to choose here. "
+
+
+@dataclass(frozen=True)
+class PlanJob:
+    """One query job as the plan runs it.
+
+    Attributes:
+        study, experiment: the study's name (``ipd``, ``crg``, ...) and its experiment or design: the
+            plan's row keys beside the model.
+        entries: the job's model entries, as its params give them (``answer_entry``; :func:`planned_entries`).
+        max_reasks: the job's re-ask limit; reask_note: its re-ask template.
+        play: the job's own code, given the job's models by name (what it returns is not used).
+        fallback_samples: an elicitation's answers per question should its log-probability request
+            fall back (0: it does not fall back); None for games (:class:`Planned`).
+        games: the job plays games (its rounds' identical questions are asked together).
+    """
+
+    study: str
+    experiment: str
+    entries: dict
+    max_reasks: int
+    reask_note: PromptTemplate
+    play: Callable[[dict], Awaitable]
+    fallback_samples: int | None = None
+    games: bool = False
+
+
+def planned_entries(config: dict, names: Sequence[str], decoding: dict | None = None,
+                    estimation: str | None = None) -> dict:
+    """{model: its entry as a query job's params give it (``answer_entry``)} for each of ``names``
+    (once each, in order), with the job's ``decoding`` and ``estimation`` overrides."""
+    custom = list(config.get("custom_providers") or {})
+    return {name: answer_entry(name, config["models"][name], decoding, estimation, custom) for name in dict.fromkeys(names)}
 
 
 @dataclass
