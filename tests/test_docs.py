@@ -29,7 +29,7 @@ from snakemake.utils import update_config
 from tests.conftest import REPO
 from workflow_scripts.config.schema import validated
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.workflow.checks import selection
+from workflow_scripts.workflow.checks import disabled_listed_problems, selection
 
 sys.path.insert(0, str(REPO / "docs" / "hooks"))
 import config_reference  # noqa: E402  (docs/hooks/config_reference.py, the MkDocs hook)
@@ -148,6 +148,7 @@ def test_a_page_that_adds_a_model_runs_only_the_models_it_names(page, text):
         shown |= set((yaml.safe_load(block) or {}).get("models") or {})
     selected, _ = selection(validated(base))
     assert set(selected) <= shown, (page, selected)
+    assert disabled_listed_problems(validated(base)) == [], page  # no study list left naming a switched-off model
 
 
 def test_a_configuration_with_a_wrong_field_is_refused():

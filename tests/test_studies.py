@@ -25,7 +25,7 @@ from workflow_scripts import registry
 from workflow_scripts.llm.spend.planning import PlanJob, planned_entries
 from workflow_scripts.study import Study
 from workflow_scripts.tools.plan import call_plan, plan_jobs
-from workflow_scripts.workflow.checks import (config_problems, idle_problems, selection, served_together_warnings,
+from workflow_scripts.workflow.checks import (disabled_listed_problems, config_problems, idle_problems, selection, served_together_warnings,
                                               studied_models)
 
 STUDIES = registry.STUDIES
@@ -161,6 +161,7 @@ def toy_study(played: list) -> Study:
         query_jobs=lambda config, selected, only_conditions, basedir: [
             PlanJob("toy", "base", planned_entries(config, ["c"]), 0, None, play)],
         template_dirs=lambda config, basedir: [],
+        model_lists=lambda config: {"toy.models": ["c", "d"]},
     )
 
 
@@ -185,6 +186,11 @@ def test_a_third_study_reaches_the_checks(tmp_path, toy):
     assert studied_models(config, ["a", "b", "c"]) == {"c"}
     problems = config_problems(config, ["a", "b", "c"])
     assert "toy.rounds: the toy refuses to run" in problems
+    config["models"]["d"] = {"enabled": False, "litellm_model": "ipdscripted/TFT"}
+    (disabled,) = disabled_listed_problems(config)
+    assert disabled.startswith("toy.models: lists d, disabled in models (enabled: false)")
+    config["models"]["d"]["enabled"] = True
+    assert disabled_listed_problems(config) == []
     config["only_models"] = "a"
     (idle,) = idle_problems(config, ["a"])
     assert idle.endswith("or to toy.models (the toy game), or enable a study's experiment or design")

@@ -52,6 +52,9 @@ class Study:
             (:class:`~workflow_scripts.llm.spend.planning.PlanJob`), as a run would start them.
         template_dirs: ``(config, basedir: Path)`` -> the prompt template folders its jobs read
             (the plan renders every ``*.txt`` in them; a change reruns the plan).
+        model_lists: ``(config)`` -> the fields of its enabled parts that name models, as a user reads
+            them (e.g. ``crg.designs.selfplay.models``) -> the names listed there, in order (a field
+            left out lists none: the part asks every selected model).
 
     Raises (the callables):
         ConfigError: a field naming what is not configured, as the workflow would refuse it.
@@ -71,6 +74,7 @@ class Study:
     problems: Callable[[dict, list[str], "str | Path"], list[str]]
     query_jobs: Callable[[dict, Sequence[str], Sequence[str], Path], list[Any]]
     template_dirs: Callable[[dict, Path], list[Path]]
+    model_lists: Callable[[dict], dict[str, list[str]]]
 
     @property
     def target_rule(self) -> str:

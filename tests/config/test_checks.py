@@ -226,3 +226,30 @@ def test_counting_extracted_answers_needs_a_second_reader():
     assert extraction_problems(config("m", True)) == [] and extraction_problems(config(None, False)) == []
     (problem,) = extraction_problems(config(None, True))
     assert problem.startswith("ipd.analysis.use_extracted_answers: true, but answer_extraction is null")
+
+
+def test_an_unset_key_names_how_to_leave_the_model_out_as_it_was_selected(monkeypatch):
+    """A model the run selected by enabling it is left out with ``enabled: false``; one named in
+    ``only_models`` (which selects it even when disabled) by taking it out of that list."""
+    from workflow_scripts.workflow.providers import environment_problems
+
+    monkeypatch.delenv("LLM_DILEMMAS_TEST_UNSET_KEY", raising=False)
+    config = {"models": {"m": {"enabled": False, "litellm_model": "openai/gpt-4o",
+                               "api_key_env": "LLM_DILEMMAS_TEST_UNSET_KEY"}}}
+    (enabled,) = environment_problems(config, ["m"])
+    assert enabled.endswith("is not set; export it, or set models.m.enabled: false")
+    config["only_models"] = "m"
+    (named,) = environment_problems(config, ["m"])
+    assert named.endswith("is not set; export it, or take it out of only_models")
+
+
+def test_an_unknown_name_is_refused_with_the_closest_known_one():
+    """Hand-made: a typo of one model is guessed; a name close to nothing gets no guess."""
+    from workflow_scripts.config.checks import unknown_names
+
+    known = ["gemma3-270m", "gemma3-270m-greedy", "gpt-4o"]
+    assert unknown_names("only_models", ["gemma3-270mm"], known) == (
+        "only_models: unknown model(s) ['gemma3-270mm'] (did you mean 'gemma3-270m'?); configured: "
+        "['gemma3-270m', 'gemma3-270m-greedy', 'gpt-4o']")
+    assert unknown_names("only_models", ["gpt4o", "zzz"], known).startswith(
+        "only_models: unknown model(s) ['gpt4o', 'zzz'] (did you mean 'gpt-4o' for 'gpt4o'?); configured:")

@@ -325,3 +325,17 @@ def test_the_summary_bounds_the_calls_of_a_second_reader():
     assert summary(plan, "reader").endswith("; answer_extraction may add up to 7 requests to reader (one per question "
                                             "whose answer stays invalid after its re-asks; not in the rows or costs above)")
     assert "answer_extraction may add up to 7 requests to reader" in markdown(plan, "reader")
+
+
+def test_a_misspelt_field_is_refused_as_the_workflow_refuses_it(tmp_path, capsys):
+    """The plan command words a schema error as Snakemake's check does: the field itself, the
+    closest allowed name, the fix (not the parent field, not 'config error' twice)."""
+    from workflow_scripts.tools import plan
+
+    overlay = tmp_path / "bad.yaml"
+    overlay.write_text("ipd:\n  sampels: 3\n")
+    code = plan.main(["--base", str(REPO / "config/config.yaml"), "--directory", str(REPO), "--configfile", str(overlay)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("plan: config error in field ipd.sampels: ")
+    assert "(did you mean 'samples'?)" in err and err.count("config error") == 1

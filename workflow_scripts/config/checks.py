@@ -89,6 +89,20 @@ def names(value: str | list | None) -> list[str]:
     return [str(item).strip() for item in items if str(item).strip()]
 
 
+def unknown_names(field: str, unknown: list[str], known, kind: str = "model", listed: str = "configured") -> str:
+    """The refusal of names that ``field`` gives but no entry has: ``"only_models: unknown model(s)
+    ['gemma3-270mm'] (did you mean 'gemma3-270m'?); configured: [...]"``; with several unknown
+    names each guess says which name it is for (close
+    names found with :func:`difflib.get_close_matches`, cutoff 0.6)."""
+    import difflib
+
+    known = sorted(known)
+    guesses = [f"{match[0]!r}" + (f" for {name!r}" if len(unknown) > 1 else "") for name in unknown
+               for match in [difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)] if match]
+    hint = f" (did you mean {', '.join(guesses)}?)" if guesses else ""
+    return f"{field}: unknown {kind}(s) {unknown}{hint}; {listed}: {known}"
+
+
 def study_models(config: dict, selected: list[str], study: str) -> list[str]:
     """Selected models that a study runs: all of them, or those in its optional ``<study>.models``.
 
@@ -100,7 +114,7 @@ def study_models(config: dict, selected: list[str], study: str) -> list[str]:
         return list(selected)
     unknown = [m for m in listed if m not in config["models"]]
     if unknown:
-        raise ConfigError(f"{study}.models: unknown model(s) {unknown}; configured: {sorted(config['models'])}")
+        raise ConfigError(unknown_names(f"{study}.models", unknown, config["models"]))
     return [m for m in selected if m in listed]
 
 

@@ -58,7 +58,7 @@ def validated(instance: Mapping, definition: str | None = None, where: str = "")
         path = ".".join(str(p) for p in [where, *error.absolute_path] if p != "")
         hint = error.schema.get("description") if isinstance(error.schema, dict) else None
         raise ConfigError(redact(f"config error in field {path or '(top level)'}: {error.message}"
-                                 + (f" (expected: {hint})" if hint else ""), dict(instance)))
+                                 + (f" (expected: {hint})" if hint else ""), dict(instance))) from error
     return result
 
 

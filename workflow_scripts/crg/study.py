@@ -35,6 +35,21 @@ def problems(config: dict, selected: list[str], basedir=".") -> list[str]:
     return crg_template_problems(config, selected, basedir)
 
 
+def model_lists(config: dict) -> dict[str, list[str]]:
+    """Each enabled design's ``models`` and the models of its explicit ``pairs``, where set."""
+    lists = {}
+    settings = crg_settings(config) if "crg" in config else defaults("crg")
+    for design, spec in settings["designs"].items():
+        spec = {**defaults("crg_design"), **(spec or {})}
+        if not spec["enabled"]:
+            continue
+        if spec.get("models") is not None:
+            lists[f"crg.designs.{design}.models"] = list(spec["models"])
+        if isinstance(spec.get("pairs"), list):
+            lists[f"crg.designs.{design}.pairs"] = [m for pair in spec["pairs"] for m in pair]
+    return lists
+
+
 def template_dirs(config: dict, basedir: Path) -> list[Path]:
     """``crg.template_dir``, relative to the workflow directory."""
     settings = crg_settings(config) if "crg" in config else defaults("crg")
@@ -63,4 +78,5 @@ STUDY = Study(
     problems=problems,
     query_jobs=crg_jobs,
     template_dirs=template_dirs,
+    model_lists=model_lists,
 )

@@ -38,6 +38,12 @@ def problems(config: dict, selected: list[str], basedir=".") -> list[str]:
     return [*payoff_problems(config), *estimation_problems(config, selected)]
 
 
+def model_lists(config: dict) -> dict[str, list[str]]:
+    """``ipd.models`` where it is set and an experiment is enabled."""
+    listed = config["ipd"].get("models")
+    return {"ipd.models": list(listed)} if listed is not None and enabled_experiments(config["ipd"]) else {}
+
+
 def query_jobs(config: dict, selected, only_conditions, basedir: Path):
     """The planned query jobs of ``ipd.models`` among the selected models."""
     return ipd_jobs(config, study_models(config, selected, "ipd"), only_conditions, basedir)
@@ -67,4 +73,5 @@ STUDY = Study(
     problems=problems,
     query_jobs=query_jobs,
     template_dirs=template_dirs,
+    model_lists=model_lists,
 )

@@ -69,9 +69,9 @@ from workflow_scripts.llm.grouping import grouping_mode
 from workflow_scripts.llm.spend.planning import Planned, PlanJob, Tally
 from workflow_scripts.llm.providers.pricing import UNKNOWN, batch_token_prices, token_prices
 from workflow_scripts.llm.session import register_custom_providers
+from workflow_scripts.config.checks import explain_validation_error
 from workflow_scripts.config.schema import validated
 from workflow_scripts.config.files import check_config_files
-from workflow_scripts.config.redaction import redact
 
 KEYS = ["model", "study", "experiment"]
 COUNTS = ["questions", "cached", "missing", "max_requests", "prompt_tokens", "answer_tokens", "grouped_requests"]
@@ -237,13 +237,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     config: dict = {}
     try:
         check_config_files([arguments.base, *arguments.configfile])
-        config = validated(merged_config([arguments.base, *arguments.configfile], arguments.config))
+        config = merged_config([arguments.base, *arguments.configfile], arguments.config)
+        config = validated(config)
         problems = config_problems(config, selection(config)[0], arguments.directory)
         if problems:
             raise ConfigError("\n  - ".join(["the config has problems (nothing was planned):", *problems]))
         plan = with_totals(call_plan(config, arguments.directory))
     except (ConfigError, ValueError, KeyError, OSError) as error:
-        print(redact(f"plan: config error: {error}", config), file=sys.stderr)
+        print(f"plan: {explain_validation_error(error, config)}", file=sys.stderr)  # as Snakemake's check words it
         return 2
     print(plan.to_markdown(index=False))
     print(summary(plan, config.get("answer_extraction")))

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from workflow_scripts import registry
-from workflow_scripts.config.checks import extraction_problems, key_name_problems, names, parameter_key_problems
+from workflow_scripts.config.checks import (extraction_problems, key_name_problems, names, parameter_key_problems,
+                                            unknown_names)
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.spec import model_spec_problems
 
@@ -29,7 +30,7 @@ def selection(config: dict) -> tuple[list[str], list[str]]:
     wanted = names(config.get("only_models"))
     unknown = [m for m in wanted if m not in models]
     if unknown:
-        raise ConfigError(f"only_models: unknown model(s) {unknown}; configured: {sorted(models)}")
+        raise ConfigError(unknown_names("only_models", unknown, models))
     selected = wanted or [m for m, entry in models.items() if entry.get("enabled")]
     if not selected:
         raise ConfigError("models: no model is enabled; set `enabled: true` on at least one model")
@@ -37,7 +38,7 @@ def selection(config: dict) -> tuple[list[str], list[str]]:
     known = _all_condition_ids(config, selected)
     unknown = [c for c in conditions if c not in known]
     if unknown:
-        raise ConfigError(f"only_conditions: unknown condition(s) {unknown}; known: {sorted(known)}")
+        raise ConfigError(unknown_names("only_conditions", unknown, known, "condition", "known"))
     return selected, conditions
 
 
@@ -121,6 +122,8 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
     - each study's own problems, in registry order (its declaration's ``problems``: e.g. payoffs
       that are no prisoner's dilemma where one is needed, estimation a model cannot follow, a
       collective-risk condition's template that is missing or has an unknown placeholder);
+    - a model a study lists that is disabled while the run selects the enabled models
+      (:func:`disabled_listed_problems`);
     - a selected model that no study asks (:func:`idle_problems`);
     - ``ipd.analysis.use_extracted_answers`` without a second reader
       (:func:`~workflow_scripts.config.checks.extraction_problems`).
@@ -137,6 +140,35 @@ def config_problems(config: dict, models: list[str], basedir: str | Path = ".") 
         *parameter_key_problems(config, models),
         *model_spec_problems(config, models),
         *(problem for study in registry.STUDIES for problem in study.problems(config, models, basedir)),
+        *disabled_listed_problems(config),
         *idle_problems(config, models),
         *extraction_problems(config),
     ]
+
+
+def disabled_listed_problems(config: dict) -> list[str]:
+    """Models a study's model lists name (its declaration's ``model_lists``: ``ipd.models``, a
+    collective-risk design's ``models`` or ``pairs``) that are configured but disabled, while
+    ``only_models`` is empty: the run selects the enabled models, so that part of the study would
+    silently leave them out (or run nothing). One message per study and set of such models, naming
+    the fields and the fixes. With ``only_models`` set the run's models are chosen by name, and a listed
+    model it leaves out is a partial run, not a problem (unknown names are refused where each list is
+    read)."""
+    if names(config.get("only_models")):
+        return []
+    models = config["models"]
+    problems = []
+    for study in registry.STUDIES:
+        fields: dict[tuple[str, ...], list[str]] = {}
+        for field, listed in study.model_lists(config).items():
+            disabled = tuple(dict.fromkeys(m for m in listed if m in models and not models[m].get("enabled")))
+            if disabled:
+                fields.setdefault(disabled, []).append(field)
+        for disabled, where in fields.items():
+            them = "it" if len(disabled) == 1 else "them"
+            problems.append(
+                f"{', '.join(where)}: {'lists' if len(where) == 1 else 'list'} {', '.join(disabled)}, disabled in "
+                f"models (enabled: false), so the run would leave {them} out of the {study.name} study; enable "
+                f"{them}, remove {them} from {'that list' if len(where) == 1 else 'those lists'} (or disable "
+                f"that part), or name the run's models in only_models")
+    return problems

@@ -33,6 +33,7 @@ import socket
 from typing import Iterator
 from urllib.parse import urlsplit
 
+from workflow_scripts.config.checks import names
 from workflow_scripts.config.redaction import KEY_NAME_FIELD, looks_like_key, redact
 from workflow_scripts.llm.providers.litellm_facts import remembered
 
@@ -153,8 +154,10 @@ def environment_problems(config: dict, models: list[str]) -> list[str]:
         entry = config["models"][name]
         variable = entry.get(KEY_NAME_FIELD)
         if variable and not looks_like_key(variable) and not os.environ.get(variable):
+            leave_out = ("take it out of only_models" if name in names(config.get("only_models"))
+                         else f"set models.{name}.enabled: false")
             problems.append(f"models.{name}.api_key_env: environment variable {variable} is not set; "
-                            f"export it, or set models.{name}.enabled: false")
+                            f"export it, or {leave_out}")
         if entry.get("embedded"):
             problems += [f"models.{name}.embedded: Python package {package} is missing; run `make setup`"
                          for package in EMBEDDED_PACKAGES if importlib.util.find_spec(package) is None]
