@@ -215,7 +215,7 @@ def pipeline_time(spec: ModelSpec, condition, asked, cache_dir: Path) -> tuple[f
     layer's wrappers (``Accounted(Cached(Bounded(provider)))``, as a job stacks them, with a fresh cache),
     on the server at ``spec.api_base``."""
     from workflow_scripts.llm.spend.accounting import Accounted, JobStats
-    from workflow_scripts.llm.cache.store import Cached, ResponseCache
+    from workflow_scripts.llm.caching.store import Cached, ResponseCache
     from workflow_scripts.llm.providers.limits import Bounded
     from workflow_scripts.llm.providers.provider import LiteLLMModel
 

@@ -19,7 +19,7 @@ directly in the study's package stand above all its stages.
 
 And no module imports itself back through others (no import cycle).
 
-Inside the LLM layer, modules stand in rooms by concern (``llm/reading/``, ``llm/cache/``, ...; the
+Inside the LLM layer, modules stand in rooms by concern (``llm/reading/``, ``llm/caching/``, ...; the
 modules at ``llm/``'s top are its core and its public face), and an import may cross from one room to
 another only along an arrow declared in :data:`ROOM_ARROWS`. The rule scripts (``scripts/``,
 ``rules/*.smk``, the ``Snakefile``) reach the layer only through its public face, ``workflow_scripts.llm``.
@@ -228,27 +228,27 @@ LLM = f"{PACKAGE}.llm"
 #: The rooms of the LLM layer, each a package of ``llm/`` named for what it holds; "llm" is the
 #: modules at the layer's top: its core (base, spec, templates, choice, grouping, adaptation) and the
 #: modules that assemble the rooms into the public face (session, records, rounds, context).
-ROOMS = ("llm", "reading", "cache", "providers", "serving", "batch", "spend", "estimation")
+ROOMS = ("llm", "reading", "caching", "providers", "serving", "batch", "spend", "estimation")
 #: Every import allowed to cross from one room to another, with its reason. A new arrow is a change of
 #: the layer's design: add it here (and to the README's layout) or move the code to the room it needs.
 ROOM_ARROWS = {
     ("llm", "reading"): "choice, rounds and records label each answer with parse_answer",
-    ("llm", "cache"): "spec and grouping build cache keys; session stacks the cache and replay",
+    ("llm", "caching"): "spec and grouping build cache keys; session stacks the cache and replay",
     ("llm", "providers"): "session asks through the provider; spec and context read what litellm knows",
     ("llm", "serving"): "spec identifies a served model's weights and template; session starts servers",
     ("llm", "batch"): "session runs the batch pass; spec checks that a provider's batch API is reached",
     ("llm", "spend"): "session checks the budget and accounts for a job's spend",
     ("llm", "estimation"): "choice reads log-probabilities; records tabulate estimates",
-    ("cache", "llm"): "the cache stores the core's Completion for a ModelSpec's requests",
+    ("caching", "llm"): "the cache stores the core's Completion for a ModelSpec's requests",
     ("providers", "llm"): "a provider answers the core's Request for a ModelSpec",
-    ("providers", "cache"): "a provider's answer is stored as a cache entry; litellm facts are keyed files",
-    ("serving", "cache"): "a served model's identity enters the cache key",
+    ("providers", "caching"): "a provider's answer is stored as a cache entry; litellm facts are keyed files",
+    ("serving", "caching"): "a served model's identity enters the cache key",
     ("serving", "reading"): "the embedded server's grammar admits exactly what the reader accepts",
     ("batch", "llm"): "the batch pass asks the core's requests, grouped as the job groups them",
-    ("batch", "cache"): "batch answers are written to the cache the synchronous pass then reads",
+    ("batch", "caching"): "batch answers are written to the cache the synchronous pass then reads",
     ("batch", "providers"): "the batch pass submits through the provider and its error rules",
     ("spend", "llm"): "the spend plan walks the core's questions without asking",
-    ("spend", "cache"): "spend is recorded in, and capped against, the cache",
+    ("spend", "caching"): "spend is recorded in, and capped against, the cache",
     ("spend", "providers"): "prices and token counts come from the provider's facts",
     ("spend", "reading"): "accounting counts valid and invalid answers",
     ("estimation", "llm"): "estimates are built from the core's choices and requests",
@@ -256,7 +256,7 @@ ROOM_ARROWS = {
 
 
 def room(name: str) -> str:
-    """The room of a module of the LLM layer: ``cache`` for ``workflow_scripts.llm.cache.keys``."""
+    """The room of a module of the LLM layer: ``cache`` for ``workflow_scripts.llm.caching.keys``."""
     parts = name.split(".")
     return parts[2] if len(parts) > 3 or (len(parts) == 3 and parts[2] in ROOMS) else "llm"
 

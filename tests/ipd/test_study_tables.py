@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workflow_scripts.llm.cache.store import ResponseCache
+from workflow_scripts.llm.caching.store import ResponseCache
 from workflow_scripts.gametheory import strategies as core
 from workflow_scripts.ipd.analysis.decoding import CACHE_KEY_COLUMN, decoding_table, sent_parameters
 from workflow_scripts.gametheory.known import known_memory2, reference_table

@@ -17,7 +17,7 @@ from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm import Runtime, ask_choice
 from workflow_scripts.llm.batch import asking as batch_module
 from workflow_scripts.llm.base import Request
-from workflow_scripts.llm.cache.store import ResponseCache
+from workflow_scripts.llm.caching.store import ResponseCache
 from workflow_scripts.llm.session import run_with_models
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.templates import PromptTemplate

@@ -39,7 +39,7 @@ import respx
 
 from workflow_scripts.llm.base import Request
 from workflow_scripts.llm.batch.asking import BatchReport, Submission
-from workflow_scripts.llm.cache.store import ResponseCache
+from workflow_scripts.llm.caching.store import ResponseCache
 from workflow_scripts.llm.spec import ModelSpec
 
 KEY = "wire-test-key-0"

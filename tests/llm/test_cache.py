@@ -7,7 +7,7 @@ import json
 import pytest
 
 from workflow_scripts.llm import ReplayIncomplete, Request, Runtime, open_models
-from workflow_scripts.llm.cache.store import ResponseCache
+from workflow_scripts.llm.caching.store import ResponseCache
 
 MESSAGES = [{"role": "system", "content": "Follow specified goals"}, {"role": "user", "content": "Do you choose L or R?"}]
 BASE = {"litellm_model": "ipdscripted/TFT", "decoding": {"temperature": 1.0, "max_tokens": 8, "seed": 3}}
@@ -155,7 +155,7 @@ def test_answers_of_one_call_are_kept_when_another_call_of_the_batch_is_rejected
     """Six replicates, n = 2 per call: the provider answers the first two calls and rejects the third
     (a revoked key). The four answers paid for are in the cache; the error still reaches the job."""
     from workflow_scripts.llm.base import Completion, PermanentQueryError
-    from workflow_scripts.llm.cache.store import Cached
+    from workflow_scripts.llm.caching.store import Cached
     from workflow_scripts.llm.spec import ModelSpec
 
     spec = ModelSpec.from_config("m", {"litellm_model": "fake/m", "capabilities": {"n": 2}})
@@ -189,7 +189,7 @@ FIXED_REQUEST = {"params": {"model": "ipdscripted/TFT", "temperature": 1.0,
                  "served_by": None}
 FIXED_DOCUMENT = ('{"cache_format":1,"replicate":3,"request":{"params":{"messages":[{"content":"Wählen Sie L oder R?",'
                   '"role":"user"}],"model":"ipdscripted/TFT","temperature":1.0},"served_by":null}}')
-"""The key document of FIXED_REQUEST, replicate 3, written out by hand from the cache's recipe (llm/cache/keys.py): the
+"""The key document of FIXED_REQUEST, replicate 3, written out by hand from the cache's recipe (llm/caching/keys.py): the
 cache-format version (1), the request and the replicate, as canonical JSON (keys sorted at every
 level, no whitespace, non-ASCII kept as UTF-8)."""
 
@@ -197,7 +197,7 @@ level, no whitespace, non-ASCII kept as UTF-8)."""
 def test_the_key_of_a_fixed_request_is_the_sha256_of_its_documented_document():
     """Key = SHA-256 (hex) of the UTF-8 bytes of FIXED_DOCUMENT. Another replicate is another
     document, hence another key; so is the document without its format version."""
-    from workflow_scripts.llm.cache.keys import request_key
+    from workflow_scripts.llm.caching.keys import request_key
 
     expected = hashlib.sha256(FIXED_DOCUMENT.encode("utf-8")).hexdigest()
     assert request_key(FIXED_REQUEST, 3) == expected and len(expected) == 64
@@ -219,8 +219,8 @@ def test_a_stored_entry_sits_under_the_key_of_its_own_request_and_the_format_ver
 def test_a_new_cache_format_version_changes_every_key_and_asks_again(tmp_path, monkeypatch):
     """Version 2 (monkeypatched): the fixed request's key is the SHA-256 of FIXED_DOCUMENT with
     "cache_format":2, and an answer stored under version 1 is not served: the request is asked again."""
-    from workflow_scripts.llm.cache import keys
-    from workflow_scripts.llm.cache.keys import request_key
+    from workflow_scripts.llm.caching import keys
+    from workflow_scripts.llm.caching.keys import request_key
 
     (first,), stats1, _ = ask(tmp_path)
     monkeypatch.setattr(keys, "CACHE_FORMAT_VERSION", 2)

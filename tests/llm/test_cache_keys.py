@@ -30,7 +30,7 @@ from pathlib import Path
 from tests.conftest import REPO
 from workflow_scripts.llm import Runtime, open_models
 from workflow_scripts.llm.base import Completion
-from workflow_scripts.llm.cache.store import ResponseCache
+from workflow_scripts.llm.caching.store import ResponseCache
 from workflow_scripts.llm.choice import attempt_of
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.tools.plan import plan_jobs

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from workflow_scripts.llm.cache import file_locks
+from workflow_scripts.llm.caching import file_locks
 from workflow_scripts.llm.spend.budget import SpendLedger
-from workflow_scripts.llm.cache.store import ResponseCache
+from workflow_scripts.llm.caching.store import ResponseCache
 
 KEY = "ab" + "0" * 62
 

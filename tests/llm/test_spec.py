@@ -3,7 +3,7 @@
 import pytest
 
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.cache.keys import request_key
+from workflow_scripts.llm.caching.keys import request_key
 from workflow_scripts.llm.spec import ModelSpec, derived_seed
 
 MESSAGES = [{"role": "system", "content": "Follow specified goals"}, {"role": "user", "content": "Do you choose L or R?"}]

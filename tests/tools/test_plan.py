@@ -12,7 +12,7 @@ from workflow_scripts.ipd.design.conditions import experiment_conditions
 from workflow_scripts.ipd.query.elicit import probes
 from workflow_scripts.ipd.query.prompts import kind_templates, templates
 from workflow_scripts.llm import Runtime
-from workflow_scripts.llm.cache.store import ResponseCache
+from workflow_scripts.llm.caching.store import ResponseCache
 from workflow_scripts.llm.session import run_with_models
 from workflow_scripts.llm.providers.tokens import TEMPLATE_TOKENS_PER_MESSAGE
 from workflow_scripts.tools.plan import TOTAL, call_plan, main, merged_config, plan_jobs, with_totals

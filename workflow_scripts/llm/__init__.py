@@ -22,7 +22,7 @@ without touching a rule. Inside, modules stand in rooms by concern:
   :mod:`.adaptation`, :mod:`.extraction`) and the modules that assemble the rooms (:mod:`.session`
   the wrapper stack, :mod:`.records`, :mod:`.rounds`, :mod:`.context`, :mod:`.ordering`);
 - :mod:`.reading`: reading an answer (:mod:`.reading.parsing` labels it);
-- :mod:`.cache`: the cache key (:mod:`.cache.keys`), the response cache, replay, file locks;
+- :mod:`.caching`: the cache key (:mod:`.caching.keys`), the response cache, replay, file locks;
 - :mod:`.providers`: the litellm call, provider errors, what litellm knows, prices, token counts,
   the concurrency bound;
 - :mod:`.serving`: models the pipeline serves itself: the embedded llama.cpp model and ``serve``
@@ -34,7 +34,7 @@ without touching a rule. Inside, modules stand in rooms by concern:
 
 An import crosses between rooms only along a declared arrow (``tests/test_layout.py``,
 ``ROOM_ARROWS``, each with its reason). Leaving out the top, which both serves the rooms and assembles
-them, the rooms stand in layers, each importing only rooms before it: reading, cache, providers,
+them, the rooms stand in layers, each importing only rooms before it: reading, caching, providers,
 serving, batch, spend, estimation.
 
 Importing this package makes litellm work offline: its price map is read from the copy it ships

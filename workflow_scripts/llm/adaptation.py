@@ -160,7 +160,7 @@ class Learned:
 
 def variants(params: dict) -> list[Adaptation]:
     """The adaptations a request sent with ``params`` may have been answered under, most likely first
-    (for the cache lookup of :class:`workflow_scripts.llm.cache.store.Cached`)."""
+    (for the cache lookup of :class:`workflow_scripts.llm.caching.store.Cached`)."""
     seeds = [False, True] if params.get("seed") is not None else [False]
     asked_top = int(params.get("top_logprobs") or 0) if params.get("logprobs") else 0
     logprobs = [(False, None)] + ([(True, None)] + [(False, cap) for cap in range(asked_top - 1, 0, -1)]

@@ -7,7 +7,7 @@ by their request identity: everything the cache key holds but the replicate (and
 from it). Two seats that see the same history and have the same seat line are asked the same
 question; their answers are independent draws from one distribution over the answers, so a group
 of k such requests needs one call, not k. The requests missing from the cache are answered here,
-under the cache (:class:`~workflow_scripts.llm.cache.store.Cached`), in the model's mode
+under the cache (:class:`~workflow_scripts.llm.caching.store.Cached`), in the model's mode
 (:func:`grouping_mode`):
 
 - ``n`` (``capabilities.n`` > 1): one call asks ``n`` = the group's missing replicates (groups larger
@@ -62,7 +62,7 @@ from typing import Awaitable, Callable, Mapping, Sequence
 
 from workflow_scripts.llm.base import Completion, Request
 from workflow_scripts.llm.choice import probabilities_of
-from workflow_scripts.llm.cache.keys import canonical_json
+from workflow_scripts.llm.caching.keys import canonical_json
 from workflow_scripts.llm.spec import ModelSpec, derived_seed
 
 log = logging.getLogger(__name__)

@@ -57,7 +57,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from workflow_scripts.llm.cache.keys import canonical_json
+from workflow_scripts.llm.caching.keys import canonical_json
 from workflow_scripts.llm.choice import Answer
 from workflow_scripts.llm.estimation.estimate import Estimate
 from workflow_scripts.llm.extraction import EXTRACTION_STATUSES, Extraction

@@ -18,7 +18,7 @@ seconds (:class:`~workflow_scripts.llm.spend.accounting.Progress`). The provider
 first cache miss for the embedded model (one server per GGUF file per job, shared by the job's
 models that use it; a fully cached job starts none), behind the server of a model the pipeline
 serves (:class:`ServedModel`, :mod:`~workflow_scripts.llm.serving`), or, in replay mode,
-:class:`~workflow_scripts.llm.cache.replay.NoCalls`.
+:class:`~workflow_scripts.llm.caching.replay.NoCalls`.
 
 Everything here comes from the job's Snakemake ``params`` (model entries, :class:`Runtime`), never
 from ``snakemake.config``.
@@ -40,11 +40,11 @@ from workflow_scripts.errors import ConfigError, JobStopped
 from workflow_scripts.llm.spend.accounting import Accounted, JobStats, Progress
 from workflow_scripts.llm.base import CacheMiss, Completion, OneOfBatch, ReplayIncomplete
 from workflow_scripts.llm.spend.budget import Budget, Budgeted, SpendLedger, Spending
-from workflow_scripts.llm.cache.store import Cached, ResponseCache
+from workflow_scripts.llm.caching.store import Cached, ResponseCache
 from workflow_scripts.llm.context import ContextGuard, Longest, api_window, server_tokens
 from workflow_scripts.llm.extraction import Extracting, Extractor, extraction_setting, extraction_template
 from workflow_scripts.llm.providers.limits import Bounded, job_slots
-from workflow_scripts.llm.cache.replay import NoCalls
+from workflow_scripts.llm.caching.replay import NoCalls
 from workflow_scripts.llm.spec import ModelSpec
 from workflow_scripts.llm.providers.tokens import prompt_tokens
 from workflow_scripts.llm.serving.watchdog import ParentWatch

@@ -33,7 +33,7 @@ from typing import Any, Sequence
 from workflow_scripts.config.redaction import SECRET_PARAM
 from workflow_scripts.llm.batch.reach import batch_providers, batch_reach
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.cache.keys import canonical_json, request_key
+from workflow_scripts.llm.caching.keys import canonical_json, request_key
 from workflow_scripts.llm.providers.litellm_facts import remembered
 from workflow_scripts.llm.serving.sampling import NEUTRAL_DECODING, NEUTRAL_LLAMA_CPP, NEUTRAL_VLLM
 

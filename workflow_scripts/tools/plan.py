@@ -64,7 +64,7 @@ from workflow_scripts import registry
 from workflow_scripts.workflow.checks import config_problems, selection
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm import ModelSpec
-from workflow_scripts.llm.cache.store import ResponseCache
+from workflow_scripts.llm.caching.store import ResponseCache
 from workflow_scripts.llm.grouping import grouping_mode
 from workflow_scripts.llm.spend.planning import Planned, PlanJob, Tally
 from workflow_scripts.llm.providers.pricing import UNKNOWN, batch_token_prices, token_prices

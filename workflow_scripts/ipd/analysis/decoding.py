@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from workflow_scripts.llm.cache.store import ResponseCache
-from workflow_scripts.llm.cache.keys import canonical_json
+from workflow_scripts.llm.caching.store import ResponseCache
+from workflow_scripts.llm.caching.keys import canonical_json
 
 CACHE_KEY_COLUMN = "cache_key"
 """Column of the answer rows that holds the cache key (to be renamed ``cache_key`` by the LLM-layer refactor)."""

@@ -71,7 +71,7 @@ from typing import Awaitable, Callable, Mapping
 
 from workflow_scripts.llm.base import ChoiceCountError, OneOfBatch, PermanentQueryError, Request
 from workflow_scripts.llm.batch.reach import batch_reach
-from workflow_scripts.llm.cache.store import ResponseCache, completion_of, find
+from workflow_scripts.llm.caching.store import ResponseCache, completion_of, find
 from workflow_scripts.llm.grouping import DRAWS, BatchLine, CheckState, GroupAsker, batch_lines, with_call
 from workflow_scripts.llm.providers.provider_errors import is_not_found, is_transient, retry_wait
 from workflow_scripts.llm.spec import ModelSpec

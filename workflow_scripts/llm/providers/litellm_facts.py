@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from workflow_scripts.llm.cache.keys import canonical_json
+from workflow_scripts.llm.caching.keys import canonical_json
 
 ENV = "LLM_DILEMMAS_LITELLM_FACTS"
 

@@ -57,7 +57,7 @@ import litellm  # offline: workflow_scripts.llm (imported first) set LITELLM_LOC
 
 from workflow_scripts.llm.adaptation import Adaptation, Learned, rejection
 from workflow_scripts.llm.base import ChoiceCountError, Completion, OneOfBatch, PermanentQueryError, Request, not_asked
-from workflow_scripts.llm.cache.store import completion_of
+from workflow_scripts.llm.caching.store import completion_of
 from workflow_scripts.llm.providers.pricing import answer_cost
 from workflow_scripts.llm.providers.provider_errors import CallTimeout, is_transient, retry_after, retry_wait  # noqa: F401
 from workflow_scripts.llm.providers.sent import new_call_id, seed_sent, sent_at, sent_body

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from workflow_scripts.errors import ConfigError
-from workflow_scripts.llm.cache.keys import canonical_json
+from workflow_scripts.llm.caching.keys import canonical_json
 from workflow_scripts.llm.serving.engines import (
     COMMON_ARGS, ENGINES, LLAMA_CPP, RESERVED_ARGS, SGLANG, VLLM, engine_command, engine_environment, version_command)
 from workflow_scripts.llm.serving.weights import COMMIT, is_local, stamp, weights_identity

@@ -4,7 +4,7 @@ Every answered call's cost is recorded with its cache entry (``cost_usd``) and, 
 the cache's spend ledger ``<cache>/spend.jsonl`` (key, model, litellm id, cost, time): an
 append-only index of the entries' spend, so a job learns what all runs on this cache have spent
 without reading every entry. Lines are appended under an exclusive lock (``flock``, else POSIX record
-locks: :mod:`workflow_scripts.llm.cache.file_locks`) and read incrementally, so concurrent jobs see each
+locks: :mod:`workflow_scripts.llm.caching.file_locks`) and read incrementally, so concurrent jobs see each
 other's spend before each call.
 
 :class:`Budgeted` sits under the cache (hits are free and always served) and under the
@@ -33,7 +33,7 @@ from typing import Mapping, Sequence
 
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.llm.base import Completion, OneOfBatch, Request, not_asked
-from workflow_scripts.llm.cache.file_locks import lock, unlock
+from workflow_scripts.llm.caching.file_locks import lock, unlock
 from workflow_scripts.llm.providers.pricing import token_prices
 
 LEDGER_NAME = "spend.jsonl"

@@ -4,7 +4,7 @@
 same elicitation, game and re-ask code as a real run, so the same requests in the same order).
 Each request's cache key is computed exactly as the layer computes it
 (:meth:`~workflow_scripts.llm.spec.ModelSpec.cache_key`) and looked up as the layer looks it up (its own key, then
-the keys of its adaptations: :func:`workflow_scripts.llm.cache.store.find`), without changing the cache:
+the keys of its adaptations: :func:`workflow_scripts.llm.caching.store.find`), without changing the cache:
 
 - found: its answer is returned as the cache would return it, so a game goes on as it went, a
   cached unreadable answer leads to the same re-ask, and nothing of it is counted as missing;
@@ -44,7 +44,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, fields
 
 from workflow_scripts.llm.base import Completion, Request
-from workflow_scripts.llm.cache.store import ResponseCache, completion_of, find
+from workflow_scripts.llm.caching.store import ResponseCache, completion_of, find
 from workflow_scripts.llm.choice import PREVIOUS_ANSWER_CHARS, attempt_of, reask_messages
 from workflow_scripts.llm.grouping import DRAWS, SEPARATE, CheckState, grouping_mode
 from workflow_scripts.llm.providers.pricing import tokens_cost

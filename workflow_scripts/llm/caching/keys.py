@@ -4,7 +4,7 @@ The key is the SHA-256 of a canonical JSON document holding the cache-format ver
 that shapes the answer (provider model id, identity of what serves it, every decoding and
 provider-specific parameter, the full messages, the response format) and the replicate index
 (:meth:`~workflow_scripts.llm.spec.ModelSpec.cache_key` assembles the identity; the store is
-:mod:`workflow_scripts.llm.cache.store`). This module imports nothing of the layer, so every part of it
+:mod:`workflow_scripts.llm.caching.store`). This module imports nothing of the layer, so every part of it
 may use the key.
 """
 

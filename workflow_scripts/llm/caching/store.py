@@ -3,7 +3,7 @@
 The key is the SHA-256 of a canonical JSON document holding the cache-format version,
 everything that shapes the answer (provider model id, identity of what serves it, every
 decoding and provider-specific parameter, the full messages, the response format) and the
-replicate index (built in :mod:`workflow_scripts.llm.cache.keys`). Entries live at ``<root>/<key[:2]>/<key>.json``; they are written to a
+replicate index (built in :mod:`workflow_scripts.llm.caching.keys`). Entries live at ``<root>/<key[:2]>/<key>.json``; they are written to a
 temporary file in the same directory, flushed, fsynced and renamed into place, so parallel
 jobs, killed jobs and shared filesystems never see half an entry under the final name.
 
@@ -19,7 +19,7 @@ first's answer. The lock is the request's alone: a request that waits minutes fo
 retries) never holds up another one (a lock shared by keys with the same first digits did: a job
 stalled for minutes behind another job's retrying requests). On a file system without ``flock`` the
 lock falls back to POSIX record locks, or names the directory and the fix
-(:mod:`workflow_scripts.llm.cache.file_locks`).
+(:mod:`workflow_scripts.llm.caching.file_locks`).
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from typing import AsyncIterator
 
 from workflow_scripts.llm.adaptation import Adaptation
 from workflow_scripts.llm.base import Completion, OneOfBatch
-from workflow_scripts.llm.cache.file_locks import try_lock, unlock
+from workflow_scripts.llm.caching.file_locks import try_lock, unlock
 from workflow_scripts.llm.grouping import GroupAsker, with_call
-from workflow_scripts.llm.cache.keys import canonical_json
+from workflow_scripts.llm.caching.keys import canonical_json
 
 REQUIRED_FIELDS = ("key", "request", "replicate", "response", "checksum")
 LOCK_POLL_S = 0.05
@@ -199,7 +199,7 @@ class Cached(OneOfBatch):
     key (:class:`~workflow_scripts.llm.grouping.GroupAsker`).
 
     Args:
-        inner: the wrapped model (a provider, or :class:`~workflow_scripts.llm.cache.replay.NoCalls`).
+        inner: the wrapped model (a provider, or :class:`~workflow_scripts.llm.caching.replay.NoCalls`).
         cache: the response cache.
         grouping: answer a group's missing requests together (False in replay: each is a miss).
     """

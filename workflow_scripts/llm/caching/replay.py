@@ -1,6 +1,6 @@
 """Replay: the provider replaced by a recorder of what is missing from the cache.
 
-Stacked under :class:`~workflow_scripts.llm.cache.store.Cached`, it makes every cache miss a failed
+Stacked under :class:`~workflow_scripts.llm.caching.store.Cached`, it makes every cache miss a failed
 completion (no call is made) and remembers it, so a job asks everything it can from the cache,
 games stop where their next answer is missing, and the job ends by listing every missing request
 (:class:`~workflow_scripts.llm.base.ReplayIncomplete`).
