@@ -8,6 +8,8 @@ The checks of each study's own sections are in the study's package (:mod:`workfl
 
 from __future__ import annotations
 
+import difflib
+
 from workflow_scripts.errors import ConfigError
 from workflow_scripts.config.redaction import KEY_NAME_FIELD, KEY_SHAPES, WITHHELD, is_key_field, looks_like_key, redact
 
@@ -58,14 +60,19 @@ def explain_validation_error(error: Exception, config: dict | None = None) -> st
     return redact(message, config or {})
 
 
+def closest(name, known) -> str | None:
+    """The known name most like ``name`` (:func:`difflib.get_close_matches`, similarity at least 0.6),
+    or None: the "did you mean" of every refusal of a name."""
+    matches = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
 def _did_you_mean(cause) -> str:
     """"; 'sampels' is no field here (did you mean 'samples'?)" for each unexpected key close to an
-    allowed one (difflib), else ''."""
-    import difflib
-
+    allowed one (:func:`closest`), else ''."""
     allowed = sorted((cause.schema or {}).get("properties") or {})
-    guesses = [f"{key!r} is no field here (did you mean {match[0]!r}?)" for key in cause.instance if key not in allowed
-               for match in [difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)] if match]
+    guesses = [f"{key!r} is no field here (did you mean {match!r}?)" for key in cause.instance if key not in allowed
+               for match in [closest(key, allowed)] if match]
     return f"; {'; '.join(guesses)}" if guesses else ""
 
 
@@ -93,12 +100,10 @@ def unknown_names(field: str, unknown: list[str], known, kind: str = "model", li
     """The refusal of names that ``field`` gives but no entry has: ``"only_models: unknown model(s)
     ['gemma3-270mm'] (did you mean 'gemma3-270m'?); configured: [...]"``; with several unknown
     names each guess says which name it is for (close
-    names found with :func:`difflib.get_close_matches`, cutoff 0.6)."""
-    import difflib
-
+    names found by :func:`closest`)."""
     known = sorted(known)
-    guesses = [f"{match[0]!r}" + (f" for {name!r}" if len(unknown) > 1 else "") for name in unknown
-               for match in [difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)] if match]
+    guesses = [f"{match!r}" + (f" for {name!r}" if len(unknown) > 1 else "") for name in unknown
+               for match in [closest(name, known)] if match]
     hint = f" (did you mean {', '.join(guesses)}?)" if guesses else ""
     return f"{field}: unknown {kind}(s) {unknown}{hint}; {listed}: {known}"
 
